@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Fill the glue table from libibverbs.so.1 / libmlx5.so.1 with dlsym(). */
+#include "dvs_mlx5_glue.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include <dlfcn.h>
+
+namespace {
+
+void set_err(char *err, size_t errlen, const std::string &msg)
+{
+	if (err != nullptr && errlen > 0)
+		snprintf(err, errlen, "%s", msg.c_str());
+}
+
+/* Resolves symbols of one library into table slots, remembering the
+ * names it could not find. */
+class Resolver {
+public:
+	explicit Resolver(void *handle) : handle_(handle) {}
+
+	template <typename Fn> bool get(const char *name, Fn &slot)
+	{
+		slot = reinterpret_cast<Fn>(dlsym(handle_, name));
+		if (slot != nullptr)
+			return true;
+		if (!missing_.empty())
+			missing_ += ' ';
+		missing_ += name;
+		return false;
+	}
+
+	const std::string &missing() const { return missing_; }
+
+private:
+	void *handle_;
+	std::string missing_;
+};
+
+/* The table slot must have the very type of rdma-core's prototype. */
+#define DVS_RESOLVE(res, g, field, fn)                                            \
+	do {                                                                      \
+		static_assert(std::is_same_v<decltype((g).field), decltype(&fn)>, \
+			      #field " does not match " #fn);                     \
+		(res).get(#fn, (g).field);                                        \
+	} while (0)
+
+void resolve_core(Resolver &verbs, Resolver &mlx5, struct dvs_glue &g)
+{
+	DVS_RESOLVE(verbs, g, get_device_list, ibv_get_device_list);
+	DVS_RESOLVE(verbs, g, free_device_list, ibv_free_device_list);
+	DVS_RESOLVE(verbs, g, get_device_name, ibv_get_device_name);
+	DVS_RESOLVE(verbs, g, import_device, ibv_import_device);
+	DVS_RESOLVE(verbs, g, close_device, ibv_close_device);
+	DVS_RESOLVE(mlx5, g, dv_open_device, mlx5dv_open_device);
+	DVS_RESOLVE(mlx5, g, alloc_var, mlx5dv_alloc_var);
+	DVS_RESOLVE(mlx5, g, free_var, mlx5dv_free_var);
+	DVS_RESOLVE(mlx5, g, devx_obj_create, mlx5dv_devx_obj_create);
+	DVS_RESOLVE(mlx5, g, devx_obj_query, mlx5dv_devx_obj_query);
+	DVS_RESOLVE(mlx5, g, devx_obj_modify, mlx5dv_devx_obj_modify);
+	DVS_RESOLVE(mlx5, g, devx_obj_destroy, mlx5dv_devx_obj_destroy);
+	DVS_RESOLVE(mlx5, g, devx_umem_reg, mlx5dv_devx_umem_reg);
+	DVS_RESOLVE(mlx5, g, devx_umem_dereg, mlx5dv_devx_umem_dereg);
+}
+
+/* rdma-core >= 63 (symbol version MLX5_1.27). */
+void resolve_export(Resolver &mlx5, struct dvs_glue &g)
+{
+	DVS_RESOLVE(mlx5, g, get_export_sizes, _mlx5dv_get_export_sizes);
+	DVS_RESOLVE(mlx5, g, var_export, mlx5dv_var_export);
+	DVS_RESOLVE(mlx5, g, var_import, mlx5dv_var_import);
+	DVS_RESOLVE(mlx5, g, var_unimport, mlx5dv_var_unimport);
+	DVS_RESOLVE(mlx5, g, devx_obj_export, mlx5dv_devx_obj_export);
+	DVS_RESOLVE(mlx5, g, devx_obj_import, mlx5dv_devx_obj_import);
+	DVS_RESOLVE(mlx5, g, devx_obj_unimport, mlx5dv_devx_obj_unimport);
+	DVS_RESOLVE(mlx5, g, devx_umem_export, mlx5dv_devx_umem_export);
+	DVS_RESOLVE(mlx5, g, devx_umem_import, mlx5dv_devx_umem_import);
+	DVS_RESOLVE(mlx5, g, devx_umem_unimport, mlx5dv_devx_umem_unimport);
+}
+
+void *load(const char *path, std::string *why)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (h == nullptr) {
+		const char *e = dlerror();
+		*why = std::string("cannot load ") + path + ": " + (e ? e : "unknown error");
+	}
+	return h;
+}
+
+} // namespace
+
+extern "C" int dvs_mlx5_glue_open(struct dvs_mlx5_glue *out, const char *verbs_path,
+				  const char *mlx5_path, char *err, size_t errlen)
+{
+	std::string why;
+
+	*out = {};
+	out->verbs_handle = load(verbs_path, &why);
+	if (out->verbs_handle != nullptr)
+		out->mlx5_handle = load(mlx5_path, &why);
+	if (out->mlx5_handle == nullptr) {
+		dvs_mlx5_glue_close(out);
+		set_err(err, errlen, why + " (is rdma-core installed? Debian: ibverbs-providers)");
+		return -ENOENT;
+	}
+	Resolver verbs(out->verbs_handle), mlx5(out->mlx5_handle);
+	struct dvs_glue &g = out->glue;
+	resolve_core(verbs, mlx5, g);
+	std::string core = verbs.missing();
+	if (!mlx5.missing().empty())
+		core += (core.empty() ? "" : " ") + mlx5.missing();
+	if (!core.empty()) {
+		dvs_mlx5_glue_close(out);
+		set_err(err, errlen, "rdma-core lacks required symbols: " + core);
+		return -ENOTSUP;
+	}
+	Resolver v63(out->mlx5_handle);
+	resolve_export(v63, g);
+	snprintf(g.missing, sizeof(g.missing), "%s", v63.missing().c_str());
+	g.provider = "mlx5";
+	return 0;
+}
+
+extern "C" void dvs_mlx5_glue_close(struct dvs_mlx5_glue *g)
+{
+	if (g->mlx5_handle != nullptr)
+		dlclose(g->mlx5_handle);
+	if (g->verbs_handle != nullptr)
+		dlclose(g->verbs_handle);
+	*g = {};
+}
+
+extern "C" const struct dvs_glue *dvs_mlx5_glue(char *err, size_t errlen)
+{
+	static std::once_flag once;
+	static struct dvs_mlx5_glue loaded;
+	static int rc;
+	static char why[256];
+
+	std::call_once(once, [] {
+		rc = dvs_mlx5_glue_open(&loaded, DVS_MLX5_VERBS_LIB, DVS_MLX5_MLX5_LIB,
+					why, sizeof(why));
+	});
+	if (rc != 0) {
+		set_err(err, errlen, why);
+		errno = -rc;
+		return nullptr;
+	}
+	return &loaded.glue;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sim device list, open, import and close. */
+#include "sim_context.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace dvs::sim {
+
+namespace {
+
+constexpr uint64_t kContextMagic = 0x5854'4e43'4d49'5344ull; /* "DSIMCNTX" */
+
+std::array<struct ibv_device, DVS_SIM_NUM_DEVICES> make_devices()
+{
+	std::array<struct ibv_device, DVS_SIM_NUM_DEVICES> devs{};
+
+	for (unsigned int i = 0; i < devs.size(); i++) {
+		devs[i].node_type = IBV_NODE_CA;
+		devs[i].transport_type = IBV_TRANSPORT_IB;
+		snprintf(devs[i].name, sizeof(devs[i].name), "sim%u", i);
+		snprintf(devs[i].dev_name, sizeof(devs[i].dev_name), "uverbs-sim%u", i);
+	}
+	return devs;
+}
+
+std::array<struct ibv_device, DVS_SIM_NUM_DEVICES> &devices()
+{
+	static auto devs = make_devices();
+	return devs;
+}
+
+int index_of(const struct ibv_device *dev)
+{
+	auto &devs = devices();
+
+	for (unsigned int i = 0; i < devs.size(); i++)
+		if (dev == &devs[i])
+			return static_cast<int>(i);
+	return -1;
+}
+
+/* A context around a ufile that is already set up. */
+struct ibv_context *finish_context(std::unique_ptr<SimContext> sc)
+{
+	sc->magic = kContextMagic;
+	sc->ibv.device = &devices()[sc->ufile.hdr()->dev_index];
+	sc->ibv.cmd_fd = sc->ufile.fd();
+	sc->ibv.async_fd = -1;
+	sc->ibv.num_comp_vectors = 1;
+	pthread_mutex_init(&sc->ibv.mutex, nullptr);
+	return &sc.release()->ibv;
+}
+
+} // namespace
+
+SimContext *to_sim(const struct ibv_context *ctx)
+{
+	if (ctx == nullptr || index_of(ctx->device) < 0)
+		return nullptr;
+	auto *sc = reinterpret_cast<SimContext *>(const_cast<struct ibv_context *>(ctx));
+	return sc->magic == kContextMagic ? sc : nullptr;
+}
+
+struct ibv_device **get_device_list(int *num)
+{
+	auto &devs = devices();
+	auto **list = static_cast<struct ibv_device **>(
+		calloc(devs.size() + 1, sizeof(struct ibv_device *)));
+
+	if (list == nullptr)
+		return fail_null<struct ibv_device *>(ENOMEM);
+	for (unsigned int i = 0; i < devs.size(); i++)
+		list[i] = &devs[i];
+	if (num != nullptr)
+		*num = static_cast<int>(devs.size());
+	return list;
+}
+
+void free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *get_device_name(struct ibv_device *dev)
+{
+	return index_of(dev) >= 0 ? dev->name : nullptr;
+}
+
+struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context_attr *attr)
+{
+	int idx = index_of(dev);
+
+	if (idx < 0)
+		return fail_null<struct ibv_context>(ENODEV);
+	if (attr != nullptr && (attr->flags & ~MLX5DV_CONTEXT_FLAGS_DEVX) != 0)
+		return fail_null<struct ibv_context>(EOPNOTSUPP);
+	bool devx = attr != nullptr && (attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX);
+	auto sc = std::make_unique<SimContext>();
+	int rc = sc->ufile.create(static_cast<uint32_t>(idx), devx);
+	if (rc != 0)
+		return fail_null<struct ibv_context>(-rc);
+	return finish_context(std::move(sc));
+}
+
+struct ibv_context *import_device(int cmd_fd)
+{
+	auto sc = std::make_unique<SimContext>();
+	int rc = sc->ufile.adopt(cmd_fd);
+
+	if (rc != 0)
+		return fail_null<struct ibv_context>(-rc);
+	return finish_context(std::move(sc));
+}
+
+int close_device(struct ibv_context *ctx)
+{
+	SimContext *sc = to_sim(ctx);
+
+	if (sc == nullptr)
+		return fail(EINVAL);
+	sc->magic = 0;
+	pthread_mutex_destroy(&sc->ibv.mutex);
+	/* The ufile closes the fd and unmaps; its objects live on while
+	 * another process or context holds the memfd, as the kernel's do. */
+	std::unique_ptr<SimContext> owned(sc);
+	return 0;
+}
+
+} // namespace dvs::sim

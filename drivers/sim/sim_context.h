@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sim contexts and the user-space halves of sim objects. A context is an
+ * ibv_context (first member, so rdma-core's type is what callers hold) plus
+ * the ufile it opened or imported. Objects are local structs pointing at a
+ * kernel object by handle, as libmlx5's are.
+ */
+#ifndef DVS_SIM_CONTEXT_H
+#define DVS_SIM_CONTEXT_H
+
+#include <cerrno>
+#include <cstdint>
+
+#include "dvs_glue.h"
+#include "sim_ufile.h"
+
+namespace dvs::sim {
+
+struct SimContext {
+	struct ibv_context ibv; /* must stay first */
+	uint64_t magic;
+	Ufile ufile;
+};
+
+struct SimVar {
+	struct mlx5dv_var dv; /* must stay first */
+	SimContext *ctx;
+	uint32_t handle;
+};
+
+struct SimDevxObj {
+	SimContext *ctx;
+	uint32_t handle;
+	uint32_t obj_id;
+	uint16_t obj_type;
+	uint8_t log_obj_range;
+};
+
+struct SimUmem {
+	struct mlx5dv_devx_umem dv; /* must stay first */
+	SimContext *ctx;
+	uint32_t handle;
+};
+
+/* The sim context behind @ctx, or nullptr when it is not one. */
+SimContext *to_sim(const struct ibv_context *ctx);
+
+/* Set errno to @err and return it: rdma-core's int-call convention. */
+inline int fail(int err)
+{
+	errno = err;
+	return err;
+}
+
+/* Set errno to @err and return nullptr: rdma-core's pointer convention. */
+template <typename T> T *fail_null(int err)
+{
+	errno = err;
+	return nullptr;
+}
+
+/* Context calls. */
+struct ibv_device **get_device_list(int *num);
+void free_device_list(struct ibv_device **list);
+const char *get_device_name(struct ibv_device *dev);
+struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context_attr *attr);
+struct ibv_context *import_device(int cmd_fd);
+int close_device(struct ibv_context *ctx);
+
+/* VAR calls. */
+struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags);
+void free_var(struct mlx5dv_var *var);
+int var_export(struct mlx5dv_var *var, void *data);
+struct mlx5dv_var *var_import(struct ibv_context *ctx, void *data);
+void var_unimport(struct mlx5dv_var *var);
+
+/* DEVX object calls. */
+struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
+					size_t inlen, void *out, size_t outlen);
+int devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
+		   void *out, size_t outlen);
+int devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
+		    void *out, size_t outlen);
+int devx_obj_destroy(struct mlx5dv_devx_obj *obj);
+int devx_obj_export(struct mlx5dv_devx_obj *obj, void *data);
+struct mlx5dv_devx_obj *devx_obj_import(struct ibv_context *ctx, void *data);
+void devx_obj_unimport(struct mlx5dv_devx_obj *obj);
+
+/* UMEM calls. */
+struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t size,
+				  uint32_t access);
+int umem_dereg(struct mlx5dv_devx_umem *umem);
+int umem_export(struct mlx5dv_devx_umem *umem, void *data);
+struct mlx5dv_devx_umem *umem_import(struct ibv_context *ctx, void *data);
+void umem_unimport(struct mlx5dv_devx_umem *umem);
+
+/* The live UMEM whose umem_id is @umem_id (ufile lock held), or nullptr. */
+Kobj *find_umem(const HandleTable &t, uint32_t umem_id);
+
+/* Ids the "firmware" hands out are derived from the slot, so finding an
+ * object by id is O(1): obj_id is 24 bits, umem_id 31. */
+inline uint32_t devx_obj_id_of(uint32_t handle)
+{
+	return ((HandleTable::gen_of(handle) & 0x1ffu) << kIdxBits) |
+	       HandleTable::slot_of(handle);
+}
+
+inline uint32_t umem_id_of(uint32_t handle)
+{
+	return (HandleTable::gen_of(handle) << kIdxBits) | HandleTable::slot_of(handle);
+}
+
+inline uint32_t slot_of_id(uint32_t id)
+{
+	return id & ((1u << kIdxBits) - 1);
+}
+
+} // namespace dvs::sim
+
+#endif

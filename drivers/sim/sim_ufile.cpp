@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "sim_ufile.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace dvs::sim {
+
+namespace {
+
+constexpr unsigned int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
+int init_lock(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int rc = pthread_mutexattr_init(&a);
+
+	if (rc != 0)
+		return -rc;
+	rc = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	if (rc == 0)
+		rc = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	if (rc == 0)
+		rc = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return -rc;
+}
+
+uint64_t random_nonce()
+{
+	uint64_t v = 0;
+
+	while (v == 0) {
+		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+			v = static_cast<uint64_t>(getpid()) << 32 ^
+			    static_cast<uint64_t>(time(nullptr));
+	}
+	return v;
+}
+
+} // namespace
+
+Ufile::~Ufile()
+{
+	if (hdr_ != nullptr)
+		munmap(hdr_, kUfileSize);
+	if (fd_ >= 0)
+		close(fd_);
+}
+
+int Ufile::map_control(int fd)
+{
+	void *p = mmap(nullptr, kUfileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	hdr_ = static_cast<UfileHdr *>(p);
+	return 0;
+}
+
+int Ufile::create(uint32_t dev_index, bool devx)
+{
+	int fd = memfd_create("dvs-sim-ufile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -errno;
+	fd_ = fd;
+	if (ftruncate(fd, static_cast<off_t>(kUfileSize)) != 0)
+		return -errno;
+	int rc = map_control(fd);
+	if (rc != 0)
+		return rc;
+	UfileHdr *h = hdr_;
+	h->version = kLayoutVersion;
+	h->dev_index = dev_index;
+	h->nonce = random_nonce();
+	h->devx = devx ? 1 : 0;
+	h->table_off = kTableOff;
+	h->pages_off = kPagesOff;
+	h->var_area_off = kVarAreaOff;
+	h->total_size = kUfileSize;
+	rc = init_lock(&h->lock);
+	if (rc != 0)
+		return rc;
+	HandleTable::format(&h->htab, kSlots);
+	if (fcntl(fd, F_ADD_SEALS, kSeals) != 0)
+		return -errno;
+	/* The magic goes last: a half-made ufile is never accepted. */
+	__atomic_store_n(&h->magic, kMagic, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int Ufile::adopt(int fd)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	/* Only a sealed memfd of exactly our size can be a ufile; F_GET_SEALS
+	 * fails on anything that is not a memfd. */
+	if (seals < 0 || (static_cast<unsigned int>(seals) & kSeals) != kSeals)
+		return -EINVAL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    static_cast<uint64_t>(st.st_size) != kUfileSize)
+		return -EINVAL;
+	int rc = map_control(fd);
+	if (rc != 0)
+		return -EINVAL;
+	const UfileHdr *h = hdr_;
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != kMagic ||
+	    h->version != kLayoutVersion || h->total_size != kUfileSize ||
+	    h->var_area_off != kVarAreaOff || h->dev_index >= DVS_SIM_NUM_DEVICES) {
+		munmap(hdr_, kUfileSize);
+		hdr_ = nullptr;
+		return -EINVAL;
+	}
+	fd_ = fd;
+	return 0;
+}
+
+HandleTable Ufile::table() const
+{
+	auto *base = reinterpret_cast<uint8_t *>(hdr_);
+
+	return HandleTable(&hdr_->htab, reinterpret_cast<Kobj *>(base + kTableOff));
+}
+
+PageState &Ufile::page(uint32_t page_id) const
+{
+	auto *base = reinterpret_cast<uint8_t *>(hdr_);
+
+	return reinterpret_cast<PageState *>(base + kPagesOff)[page_id];
+}
+
+uint32_t *Ufile::var_words(uint32_t page_id) const
+{
+	auto *base = reinterpret_cast<uint8_t *>(hdr_);
+
+	return reinterpret_cast<uint32_t *>(base + kVarAreaOff + kPage * page_id);
+}
+
+int UfileLock::acquire(UfileHdr *hdr)
+{
+	int rc = pthread_mutex_lock(&hdr->lock);
+
+	if (rc == EOWNERDEAD) {
+		/* Every table store leaves a consistent state, so the only
+		 * repair is to mark the mutex usable again. */
+		hdr->lock_recoveries++;
+		rc = pthread_mutex_consistent(&hdr->lock);
+	}
+	return -rc;
+}
+
+void UfileLock::release(UfileHdr *hdr)
+{
+	pthread_mutex_unlock(&hdr->lock);
+}
+
+UfileLock::UfileLock(UfileHdr *hdr) : hdr_(hdr)
+{
+	/* Only fails if the mutex is unrecoverable, which acquire() never
+	 * leaves behind; a failure here would be a memory-corruption bug. */
+	if (acquire(hdr_) != 0)
+		hdr_ = nullptr;
+}
+
+UfileLock::~UfileLock()
+{
+	if (hdr_ != nullptr)
+		release(hdr_);
+}
+
+} // namespace dvs::sim

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Suite sim: device list, open, import_device and what it refuses. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim_test_util.h"
+
+static void test_device_list(void)
+{
+	int n = -1;
+	struct ibv_device **list = G->get_device_list(&n);
+	char want[16];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+	CU_ASSERT_EQUAL(n, (int)DVS_SIM_NUM_DEVICES);
+	for (int i = 0; i < n; i++) {
+		snprintf(want, sizeof(want), "sim%d", i);
+		CU_ASSERT_STRING_EQUAL(G->get_device_name(list[i]), want);
+	}
+	CU_ASSERT_PTR_NULL(list[n]);
+	G->free_device_list(list);
+}
+
+static void test_open_makes_memfd_cmd_fd(void)
+{
+	struct ibv_context *ctx = sim_open("sim1", 1);
+	char link[64], path[256];
+	ssize_t len;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_TRUE(dvs_sim_is_context(ctx));
+	CU_ASSERT_STRING_EQUAL(ctx->device->name, "sim1");
+	CU_ASSERT_TRUE(ctx->cmd_fd >= 0);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", ctx->cmd_fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	CU_ASSERT_FATAL(len > 0);
+	path[len] = '\0';
+	CU_ASSERT_PTR_NOT_NULL(strstr(path, "memfd:dvs-sim-ufile"));
+	/* Sealed: nobody can resize the "kernel" state away. */
+	CU_ASSERT_NOT_EQUAL(ftruncate(ctx->cmd_fd, 4096), 0);
+	CU_ASSERT_EQUAL(G->close_device(ctx), 0);
+}
+
+static void test_two_opens_are_unrelated(void)
+{
+	struct ibv_context *a = sim_open("sim0", 1), *b = sim_open("sim0", 1);
+	struct mlx5dv_var *va = G->alloc_var(a, 0);
+	uint8_t blob[DVS_SIM_VAR_EXPORT_SIZE];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(va);
+	CU_ASSERT_EQUAL(sim_stats(a).vars, 1u);
+	CU_ASSERT_EQUAL(sim_stats(b).vars, 0u);
+	CU_ASSERT_EQUAL(G->var_export(va, blob), 0);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->var_import(b, blob));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	G->free_var(va);
+	G->close_device(a);
+	G->close_device(b);
+}
+
+static void test_import_shares_objects(void)
+{
+	struct ibv_context *ctx = sim_open("sim0", 1);
+	struct ibv_context *imp = sim_import(ctx);
+	struct mlx5dv_var *v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
+	CU_ASSERT_TRUE(dvs_sim_is_context(imp));
+	CU_ASSERT_STRING_EQUAL(imp->device->name, "sim0");
+	CU_ASSERT_NOT_EQUAL(imp->cmd_fd, ctx->cmd_fd);
+	v = G->alloc_var(imp, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	CU_ASSERT_EQUAL(sim_stats(ctx).vars, 1u);
+	G->free_var(v);
+	CU_ASSERT_EQUAL(sim_stats(ctx).vars, 0u);
+	CU_ASSERT_EQUAL(G->close_device(imp), 0);
+	CU_ASSERT_EQUAL(G->close_device(ctx), 0);
+}
+
+static void expect_refused(int fd)
+{
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->import_device(fd));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* A refused fd stays the caller's. */
+	CU_ASSERT_NOT_EQUAL(fcntl(fd, F_GETFD), -1);
+	close(fd);
+}
+
+static void test_import_refuses_non_ufiles(void)
+{
+	int p[2];
+	char tmpl[] = "/tmp/dvs-sim-test-XXXXXX";
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+	close(p[1]);
+	expect_refused(p[0]);
+	fd = mkstemp(tmpl);
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(tmpl);
+	expect_refused(fd);
+	expect_refused(open("/dev/null", O_RDWR));
+	/* A memfd that is not sealed like a ufile. */
+	fd = memfd_create("impostor", MFD_ALLOW_SEALING);
+	CU_ASSERT_EQUAL(ftruncate(fd, 1 << 20), 0);
+	expect_refused(fd);
+	/* Sealed and sized, but no ufile header in it. */
+	{
+		struct ibv_context *ctx = sim_open("sim0", 1);
+		struct stat st;
+
+		CU_ASSERT_EQUAL(fstat(ctx->cmd_fd, &st), 0);
+		fd = memfd_create("impostor2", MFD_ALLOW_SEALING);
+		CU_ASSERT_EQUAL(ftruncate(fd, st.st_size), 0);
+		CU_ASSERT_EQUAL(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
+		expect_refused(fd);
+		G->close_device(ctx);
+	}
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->import_device(-1));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+}
+
+static void test_open_flags(void)
+{
+	struct ibv_device **list = G->get_device_list(NULL);
+	struct mlx5dv_context_attr bad = { 0x80, 0 };
+
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->dv_open_device(list[0], &bad));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	G->free_device_list(list);
+	{
+		struct ibv_device fake;
+
+		memset(&fake, 0, sizeof(fake));
+		errno = 0;
+		CU_ASSERT_PTR_NULL(G->dv_open_device(&fake, NULL));
+		CU_ASSERT_EQUAL(errno, ENODEV);
+		CU_ASSERT_PTR_NULL(G->get_device_name(&fake));
+	}
+}
+
+static void test_without_devx(void)
+{
+	struct ibv_context *ctx = sim_open("sim2", 0);
+	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+	size_t n = dvs_prm_virtq_create(in, 0, 64, 0);
+	char page[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, n, out, sizeof(out)));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->devx_umem_reg(ctx, page, sizeof(page), 0));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	G->close_device(ctx);
+}
+
+static void test_not_a_sim_context(void)
+{
+	struct ibv_context fake;
+
+	memset(&fake, 0, sizeof(fake));
+	CU_ASSERT_FALSE(dvs_sim_is_context(&fake));
+	CU_ASSERT_FALSE(dvs_sim_is_context(NULL));
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->alloc_var(&fake, 0));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(G->close_device(&fake), EINVAL);
+	CU_ASSERT_PTR_NULL(dvs_sim_engine_create(&fake));
+}
+
+static const struct dvs_test_case cases[] = {
+	DVS_TEST(test_device_list),
+	DVS_TEST(test_open_makes_memfd_cmd_fd),
+	DVS_TEST(test_two_opens_are_unrelated),
+	DVS_TEST(test_import_shares_objects),
+	DVS_TEST(test_import_refuses_non_ufiles),
+	DVS_TEST(test_open_flags),
+	DVS_TEST(test_without_devx),
+	DVS_TEST(test_not_a_sim_context),
+	DVS_TEST_END,
+};
+
+static int register_tests(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dvs_cunit_add("sim_device", cases);
+}
+
+DVS_CUNIT_MAIN("test_sim_device", register_tests)
