@@ -21,9 +21,9 @@
 extern "C" {
 #endif
 
-#define DVS_SIM_NUM_DEVICES 4u       /**< sim0 .. sim3 */
+#define DVS_SIM_NUM_DEVICES 8u       /**< sim0 .. sim7 */
 #define DVS_SIM_MAX_OBJECTS 32767u   /**< kernel objects per ufile, all types */
-#define DVS_SIM_VAR_PAGES 2048u      /**< VAR pages per ufile */
+#define DVS_SIM_VAR_PAGES 4096u      /**< VAR pages per ufile */
 #define DVS_SIM_PAGE_SIZE 4096u      /**< length of one VAR page */
 /** Doorbell registers the engine watches: the first 64 words of a VAR page. */
 #define DVS_SIM_DB_WORDS 64u

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A shared device: this process's context, the registry, and the handles
+ * of every registry slot this process holds. The primary creates the
+ * registry and publishes into it; a secondary attaches to the primary's
+ * registry and imports into its own context.
+ */
+#ifndef DVS_DEVICE_H
+#define DVS_DEVICE_H
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dvs_glue.h"
+#include "dvshare.h"
+#include "handles.h"
+#include "registry.h"
+
+struct dvshare_dev {
+public:
+	/* Primary: open @ibdev with DEVX, or adopt the application's @ctx. */
+	static int open(const char *ibdev, const struct dvshare_dev_conf *conf,
+			std::unique_ptr<dvshare_dev> *out);
+	static int adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *conf,
+			 std::unique_ptr<dvshare_dev> *out);
+	/* Secondary: import the primary's device from its cmd_fd and registry
+	 * fd, and import every published object. Takes both fds. */
+	static int attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_dev> *out,
+			  std::string *why);
+
+	~dvshare_dev();
+	dvshare_dev(const dvshare_dev &) = delete;
+	dvshare_dev &operator=(const dvshare_dev &) = delete;
+
+	/* Primary publishing; on failure nullptr with rte_errno set. */
+	dvshare_var *var_alloc(const char *name, uint32_t flags);
+	dvshare_var *var_publish(const char *name, struct mlx5dv_var *dv);
+	dvshare_obj *obj_create(const char *name, const void *in, size_t inlen, void *out,
+				size_t outlen);
+	dvshare_obj *obj_publish(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
+				 uint16_t obj_type);
+	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access);
+	int set_meta(const char *name, const void *meta, size_t len);
+
+	/* Both sides. */
+	dvs::Handle *lookup(const char *name, enum dvshare_type type);
+	int get_meta(const char *name, void *buf, size_t len);
+	int foreach(dvshare_foreach_cb cb, void *arg);
+	/* Primary: destroy everything and withdraw the registry. */
+	void close_primary();
+
+	const std::string &name() const { return name_; }
+	struct ibv_context *ctx() const { return ctx_; }
+	const struct dvs_glue *glue() const { return glue_; }
+	bool primary() const { return primary_; }
+	const dvs::Registry &registry() const { return reg_; }
+	int cmd_fd() const { return ctx_->cmd_fd; }
+	uint32_t attached_objects() const { return imported_; }
+
+private:
+	dvshare_dev() = default;
+	int init_primary(const struct dvs_glue *g, struct ibv_context *ctx, bool owns,
+			 const struct dvshare_dev_conf *conf);
+	int map_var(dvshare_var *v);
+	int publish_precheck(const char *name) const;
+	template <typename H>
+	H *publish(std::unique_ptr<H> h, const dvs::RegEntry &e, bool give_back);
+	dvshare_var *publish_var(std::unique_ptr<dvshare_var> h, const char *name, bool give_back);
+	dvshare_obj *publish_obj(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
+				 uint16_t obj_type, bool give_back);
+	int import_slot(uint32_t slot, const dvs::RegEntry &e, dvs::Handle **out);
+	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
+	void drop_handles(enum dvshare_type type);
+
+	std::string name_;
+	const struct dvs_glue *glue_ = nullptr;
+	struct ibv_context *ctx_ = nullptr;
+	bool owns_ctx_ = false;
+	bool primary_ = false;
+	struct mlx5dv_export_sizes sizes_ = {};
+	dvs::Registry reg_;
+	std::mutex ctl_; /* serialises registry writes and imports */
+	/* Per registry slot: the handle (owned here) and a lock-free view. */
+	std::vector<std::unique_ptr<dvs::Handle>> store_;
+	std::unique_ptr<std::atomic<dvs::Handle *>[]> view_;
+	/* Handles whose slot was taken again; kept until the device closes. */
+	std::vector<std::unique_ptr<dvs::Handle>> retired_;
+	uint32_t imported_ = 0;
+};
+
+#endif

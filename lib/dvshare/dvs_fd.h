@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RAII owners for file descriptors and memory mappings. */
+#ifndef DVS_FD_H
+#define DVS_FD_H
+
+#include <cstddef>
+#include <utility>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace dvs {
+
+class Fd {
+public:
+	Fd() = default;
+	explicit Fd(int fd) : fd_(fd) {}
+	Fd(Fd &&o) noexcept : fd_(o.release()) {}
+	Fd &operator=(Fd &&o) noexcept
+	{
+		reset(o.release());
+		return *this;
+	}
+	Fd(const Fd &) = delete;
+	Fd &operator=(const Fd &) = delete;
+	~Fd() { reset(); }
+
+	int get() const { return fd_; }
+	bool valid() const { return fd_ >= 0; }
+	int release() { return std::exchange(fd_, -1); }
+	void reset(int fd = -1)
+	{
+		if (fd_ >= 0)
+			::close(fd_);
+		fd_ = fd;
+	}
+
+private:
+	int fd_ = -1;
+};
+
+class Mapping {
+public:
+	Mapping() = default;
+	Mapping(void *addr, size_t len) : addr_(addr), len_(len) {}
+	Mapping(Mapping &&o) noexcept
+		: addr_(std::exchange(o.addr_, nullptr)), len_(std::exchange(o.len_, 0)) {}
+	Mapping &operator=(Mapping &&o) noexcept
+	{
+		reset();
+		addr_ = std::exchange(o.addr_, nullptr);
+		len_ = std::exchange(o.len_, 0);
+		return *this;
+	}
+	Mapping(const Mapping &) = delete;
+	Mapping &operator=(const Mapping &) = delete;
+	~Mapping() { reset(); }
+
+	/* mmap() wrapper: an empty Mapping (and errno) on failure. */
+	static Mapping map(size_t len, int prot, int flags, int fd, off_t off)
+	{
+		void *p = ::mmap(nullptr, len, prot, flags, fd, off);
+		return p == MAP_FAILED ? Mapping() : Mapping(p, len);
+	}
+
+	void *addr() const { return addr_; }
+	size_t length() const { return len_; }
+	bool valid() const { return addr_ != nullptr; }
+	void reset()
+	{
+		if (addr_ != nullptr)
+			::munmap(addr_, len_);
+		addr_ = nullptr;
+		len_ = 0;
+	}
+
+private:
+	void *addr_ = nullptr;
+	size_t len_ = 0;
+};
+
+} // namespace dvs
+
+#endif

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * dvshare: share mlx5 VAR doorbell pages, DEVX objects and DEVX UMEMs from a
+ * DPDK primary process with its secondaries.
+ *
+ * The primary opens (or adopts) a device and publishes objects by name.
+ * Each secondary imports every published object into its *own* device
+ * context while rte_eal_init() runs, so afterwards a lookup is a memory
+ * read and a doorbell is one store (dvshare_doorbell32()).
+ *
+ * Error convention: functions returning int give 0 (or a count) on success
+ * and a negative errno on failure; functions returning a pointer give NULL.
+ * Either way rte_errno holds the (positive) errno and the reason is logged
+ * under the "lib.dvshare" logtype. No call leaves shared state half-changed.
+ *
+ * Threading: control calls may be made from any thread; the hot path
+ * (dvshare_var_addr(), dvshare_doorbell32()) takes no lock.
+ */
+#ifndef DVSHARE_H
+#define DVSHARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rte_io.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ibv_context;
+struct mlx5dv_var;
+struct mlx5dv_devx_obj;
+
+struct dvshare_dev;
+struct dvshare_var;
+struct dvshare_obj;
+struct dvshare_umem;
+
+/** Longest object name, including the terminating NUL. */
+#define DVSHARE_NAME_MAX 64
+/** Most application metadata bytes per object. */
+#define DVSHARE_META_MAX 128
+/** Default registry capacity (objects per device). */
+#define DVSHARE_DEFAULT_MAX_OBJECTS 16384u
+/** Library version, also checked between primary and secondaries. */
+#define DVSHARE_VERSION_MAJOR 0
+#define DVSHARE_VERSION_MINOR 1
+#define DVSHARE_VERSION_PATCH 0
+
+/** Device configuration; a NULL conf means all defaults. */
+struct dvshare_dev_conf {
+	/** Registry capacity; 0 selects DVSHARE_DEFAULT_MAX_OBJECTS. */
+	uint32_t max_objects;
+};
+
+/** Kind of a published object. */
+enum dvshare_type {
+	DVSHARE_TYPE_VAR = 1,  /**< VAR doorbell page */
+	DVSHARE_TYPE_OBJ = 2,  /**< DEVX object */
+	DVSHARE_TYPE_UMEM = 3, /**< DEVX UMEM */
+};
+
+/** What dvshare_foreach() reports for each object. */
+struct dvshare_info {
+	const char *name;       /**< valid during the callback only */
+	enum dvshare_type type;
+	uint32_t id;            /**< VAR: page_id; OBJ: obj_id; UMEM: umem_id */
+	uint16_t obj_type;      /**< OBJ: PRM general-object type (0 if unknown) */
+	uint16_t meta_len;      /**< bytes of application metadata */
+	uint64_t size;          /**< VAR: page length; UMEM: registered length */
+};
+
+/**
+ * Called for each object by dvshare_foreach(); return non-zero to stop
+ * (that value is then returned by dvshare_foreach()).
+ */
+typedef int (*dvshare_foreach_cb)(struct dvshare_dev *dev, const struct dvshare_info *info,
+				  void *arg);
+
+/** Events delivered to dvshare_event_register() callbacks. */
+enum dvshare_event {
+	/** Secondary: the primary published @c name on this device. */
+	DVSHARE_EVENT_PUBLISHED = 1,
+	/** Primary: a secondary attached (name is NULL; see @c pid). */
+	DVSHARE_EVENT_PEER_ATTACHED = 2,
+	/** Primary: a secondary detached from the device. */
+	DVSHARE_EVENT_PEER_DETACHED = 3,
+};
+
+/**
+ * Event callback. Runs on DPDK's IPC thread: keep it short, do not block.
+ * @param dev   device concerned
+ * @param event what happened
+ * @param name  object name, or NULL for peer events
+ * @param pid   process concerned (the primary for PUBLISHED)
+ * @param arg   as registered
+ */
+typedef void (*dvshare_event_cb)(struct dvshare_dev *dev, enum dvshare_event event,
+				 const char *name, pid_t pid, void *arg);
+
+/* ---------------------------------------------------------------- primary */
+
+/**
+ * Open an ibdev with DEVX and start sharing it (primary only).
+ *
+ * "simN" opens the software device; any other name the real rdma-core
+ * (>= 63 for export/import), loaded at run time.
+ *
+ * @param ibdev  device name, e.g. "sim0" or "mlx5_0"
+ * @param conf   configuration, or NULL for defaults
+ * @return the device, or NULL with rte_errno: EEXIST (already shared),
+ *   ENODEV (no such device), ENOTSUP (rdma-core too old), EPERM (not the
+ *   primary), EINVAL (bad conf), ENOMEM.
+ */
+struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev_conf *conf);
+
+/**
+ * Share a context the application opened itself (with DEVX), primary only.
+ * dvshare never closes an adopted context; the application does, after
+ * dvshare_dev_close().
+ *
+ * @return the device, or NULL with rte_errno set (as dvshare_dev_open()).
+ */
+struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *conf);
+
+/**
+ * Allocate a VAR doorbell page, map it and publish it as @p name.
+ *
+ * @param flags  passed to mlx5dv_alloc_var() (0)
+ * @return a handle holding one reference, or NULL with rte_errno: EEXIST
+ *   (name taken), EINVAL/ENAMETOOLONG (bad name), ENOSPC (registry full),
+ *   EPERM (secondary), or the device's errno.
+ */
+struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags);
+
+/**
+ * Publish a VAR the application allocated on this device's context.
+ * On success dvshare owns @p var (it is freed when the device closes);
+ * on failure the caller keeps it.
+ */
+struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *name,
+					struct mlx5dv_var *var);
+
+/**
+ * Create a DEVX object from a PRM command and publish it as @p name.
+ * @p out receives the command output (status, syndrome, obj_id) also on a
+ * device failure, for the caller to inspect.
+ */
+struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name,
+				       const void *in, size_t inlen, void *out, size_t outlen);
+
+/**
+ * Publish a DEVX object the application created on this device's context.
+ * On success dvshare owns @p obj; on failure the caller keeps it.
+ * @param obj_id  the object's id, as returned by the create command
+ */
+struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *name,
+					struct mlx5dv_devx_obj *obj, uint32_t obj_id);
+
+/**
+ * Register memory as a DEVX UMEM and publish it as @p name. The memory
+ * stays the caller's and must outlive the UMEM.
+ */
+struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
+				      size_t size, uint32_t access);
+
+/**
+ * Set (replace) the application metadata of an object, primary only.
+ * Secondaries see the new bytes on their next dvshare_get_meta().
+ * @return 0, -ENOENT, -EMSGSIZE (len > DVSHARE_META_MAX), -EPERM.
+ */
+int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len);
+
+/* ------------------------------------------------------------ both sides */
+
+/**
+ * Find a shared device by ibdev name. In a secondary, a device the primary
+ * opened after this process attached is attached now (one IPC round trip).
+ * @return the device, or NULL with rte_errno ENOENT.
+ */
+struct dvshare_dev *dvshare_dev_lookup(const char *ibdev);
+
+/** This process's own context on the device (never the primary's). */
+struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev);
+
+/** The device's ibdev name. */
+const char *dvshare_dev_name(const struct dvshare_dev *dev);
+
+/**
+ * Close a device. Primary: frees every object it published, withdraws the
+ * device from secondaries' view and closes the context (unless adopted).
+ * Secondary: detaches (unimport and unmap only; nothing is destroyed).
+ * Handles of the device must not be used afterwards.
+ * @return 0 or a negative errno.
+ */
+int dvshare_dev_close(struct dvshare_dev *dev);
+
+/**
+ * Result of the attach done inside rte_eal_init() in a secondary.
+ * @return the number of devices attached (0 when the primary shares none
+ *   or does not use dvshare), or a negative errno, whose reason was logged.
+ *   In a primary, 0.
+ */
+int dvshare_attach_status(void);
+
+/**
+ * Look up a published VAR by name and take a reference.
+ * @return the handle, or NULL with rte_errno ENOENT (no such VAR) or the
+ *   import's errno.
+ */
+struct dvshare_var *dvshare_var_lookup(struct dvshare_dev *dev, const char *name);
+/** Look up a published DEVX object by name and take a reference. */
+struct dvshare_obj *dvshare_obj_lookup(struct dvshare_dev *dev, const char *name);
+/** Look up a published UMEM by name and take a reference. */
+struct dvshare_umem *dvshare_umem_lookup(struct dvshare_dev *dev, const char *name);
+
+/** Drop a reference taken by a lookup, alloc, create or publish. */
+void dvshare_var_release(struct dvshare_var *var);
+/** Drop a reference to a DEVX object handle. */
+void dvshare_obj_release(struct dvshare_obj *obj);
+/** Drop a reference to a UMEM handle. */
+void dvshare_umem_release(struct dvshare_umem *umem);
+
+/** The VAR page as mapped in this process (for dvshare_doorbell32()). */
+void *dvshare_var_addr(const struct dvshare_var *var);
+/** Length of the mapped VAR page. */
+size_t dvshare_var_length(const struct dvshare_var *var);
+/** This process's mlx5dv_var (imported in a secondary). */
+struct mlx5dv_var *dvshare_var_dv(const struct dvshare_var *var);
+/** This process's DEVX object (imported in a secondary). */
+struct mlx5dv_devx_obj *dvshare_obj_dv(const struct dvshare_obj *obj);
+/** The DEVX object's id (obj_id in PRM commands). */
+uint32_t dvshare_obj_id(const struct dvshare_obj *obj);
+/** The UMEM's id, usable in DEVX commands from this process. */
+uint32_t dvshare_umem_id(const struct dvshare_umem *umem);
+
+/**
+ * Run a QUERY command on the object through this process's own context.
+ * @return 0, or a negative errno (-EREMOTEIO: the device failed the
+ *   command; status and syndrome are in @p out).
+ */
+int dvshare_obj_query(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
+		      size_t outlen);
+
+/** Run a MODIFY command on the object through this process's own context. */
+int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
+		       size_t outlen);
+
+/**
+ * Copy an object's application metadata into @p buf (at most @p len bytes).
+ * @return the metadata length (which may exceed @p len), or -ENOENT.
+ */
+int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len);
+
+/**
+ * Call @p cb for every published object of the device, in registry order.
+ * @return 0, the first non-zero value @p cb returned, or a negative errno.
+ */
+int dvshare_foreach(struct dvshare_dev *dev, dvshare_foreach_cb cb, void *arg);
+
+/**
+ * Register an event callback for a device (NULL: for every device).
+ * @return 0 or a negative errno.
+ */
+int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg);
+
+/**
+ * Ring a doorbell: an I/O write barrier and one 32-bit store at
+ * @p db + @p offset. No library state is read; no call, lock or syscall.
+ * @param db      dvshare_var_addr() of a VAR (look it up once, outside the loop)
+ * @param offset  byte offset of the doorbell register in the page
+ * @param value   value to write (e.g. a virtio queue index)
+ */
+static inline void dvshare_doorbell32(void *db, uint32_t offset, uint32_t value)
+{
+	rte_write32(value, (volatile uint8_t *)db + offset);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DVSHARE_H */

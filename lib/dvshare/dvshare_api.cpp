@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The C API: argument checks, the error convention, and a guard so no C++
+ * exception (only std::bad_alloc can occur) ever crosses into C.
+ */
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include <rte_eal.h>
+
+#include "device.h"
+#include "dvs_log.h"
+#include "dvshare.h"
+#include "ipc.h"
+#include "library.h"
+
+using dvs::fail;
+using dvs::fail_null;
+using dvs::Library;
+
+namespace {
+
+template <typename R, typename F> R guarded(R on_oom, F &&fn)
+{
+	try {
+		return fn();
+	} catch (const std::bad_alloc &) {
+		rte_errno = ENOMEM;
+		return on_oom;
+	}
+}
+
+template <typename F> int guard_int(F &&fn)
+{
+	return guarded(-ENOMEM, [&] {
+		int rc = fn();
+		if (rc < 0)
+			rte_errno = -rc;
+		return rc;
+	});
+}
+
+template <typename T, typename F> T *guard_ptr(F &&fn)
+{
+	return guarded(static_cast<T *>(nullptr), fn);
+}
+
+dvshare_dev *add_primary_device(int rc, std::unique_ptr<dvshare_dev> dev)
+{
+	if (rc != 0)
+		return fail_null<dvshare_dev>(-rc);
+	Library &lib = Library::get();
+	std::lock_guard<std::mutex> lock(lib.mu);
+	if (lib.find(dev->name().c_str()) != nullptr) {
+		DVS_LOG(ERR, "%s is already shared", dev->name().c_str());
+		return fail_null<dvshare_dev>(EEXIST);
+	}
+	dvshare_dev *raw = dev.get();
+	lib.add(std::move(dev));
+	DVS_LOG(INFO, "%s shared (%s provider)", raw->name().c_str(), raw->glue()->provider);
+	return raw;
+}
+
+int primary_check()
+{
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		DVS_LOG(ERR, "only the primary process can share a device");
+		return -EPERM;
+	}
+	/* In case the vdev scan hook did not run (no vdev bus linked). */
+	return dvs::ipc_primary_init();
+}
+
+template <typename H> H *as(dvs::Handle *h)
+{
+	return static_cast<H *>(h);
+}
+
+} // namespace
+
+extern "C" {
+
+struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev_conf *conf)
+{
+	return guard_ptr<dvshare_dev>([&]() -> dvshare_dev * {
+		int rc = primary_check();
+		if (rc != 0)
+			return fail_null<dvshare_dev>(-rc);
+		{
+			Library &lib = Library::get();
+			std::lock_guard<std::mutex> lock(lib.mu);
+			if (ibdev != nullptr && lib.find(ibdev) != nullptr) {
+				DVS_LOG(ERR, "%s is already shared", ibdev);
+				return fail_null<dvshare_dev>(EEXIST);
+			}
+		}
+		std::unique_ptr<dvshare_dev> dev;
+		rc = dvshare_dev::open(ibdev, conf, &dev);
+		return add_primary_device(rc, std::move(dev));
+	});
+}
+
+struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *conf)
+{
+	return guard_ptr<dvshare_dev>([&]() -> dvshare_dev * {
+		int rc = primary_check();
+		if (rc != 0)
+			return fail_null<dvshare_dev>(-rc);
+		std::unique_ptr<dvshare_dev> dev;
+		rc = dvshare_dev::adopt(ctx, conf, &dev);
+		return add_primary_device(rc, std::move(dev));
+	});
+}
+
+struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_var>(EINVAL);
+	return guard_ptr<dvshare_var>([&] { return dev->var_alloc(name, flags); });
+}
+
+struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *name,
+					struct mlx5dv_var *var)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_var>(EINVAL);
+	return guard_ptr<dvshare_var>([&] { return dev->var_publish(name, var); });
+}
+
+struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name, const void *in,
+				       size_t inlen, void *out, size_t outlen)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_obj>(EINVAL);
+	return guard_ptr<dvshare_obj>([&] { return dev->obj_create(name, in, inlen, out, outlen); });
+}
+
+struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *name,
+					struct mlx5dv_devx_obj *obj, uint32_t obj_id)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_obj>(EINVAL);
+	return guard_ptr<dvshare_obj>([&] { return dev->obj_publish(name, obj, obj_id, 0); });
+}
+
+struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
+				      size_t size, uint32_t access)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_umem>(EINVAL);
+	return guard_ptr<dvshare_umem>([&] { return dev->umem_reg(name, addr, size, access); });
+}
+
+int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->set_meta(name, meta, len); });
+}
+
+struct dvshare_dev *dvshare_dev_lookup(const char *ibdev)
+{
+	return guard_ptr<dvshare_dev>([&]() -> dvshare_dev * {
+		Library &lib = Library::get();
+		if (ibdev == nullptr)
+			return fail_null<dvshare_dev>(EINVAL);
+		{
+			std::lock_guard<std::mutex> lock(lib.mu);
+			dvshare_dev *d = lib.find(ibdev);
+			if (d != nullptr)
+				return d;
+		}
+		/* A secondary may not know a device opened after it attached. */
+		if (rte_eal_process_type() == RTE_PROC_SECONDARY &&
+		    dvs::ipc_secondary_attach() >= 0) {
+			std::lock_guard<std::mutex> lock(lib.mu);
+			dvshare_dev *d = lib.find(ibdev);
+			if (d != nullptr)
+				return d;
+		}
+		return fail_null<dvshare_dev>(ENOENT);
+	});
+}
+
+struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev)
+{
+	return dev != nullptr ? dev->ctx() : fail_null<struct ibv_context>(EINVAL);
+}
+
+const char *dvshare_dev_name(const struct dvshare_dev *dev)
+{
+	return dev != nullptr ? dev->name().c_str() : nullptr;
+}
+
+int dvshare_dev_close(struct dvshare_dev *dev)
+{
+	return guard_int([&] {
+		Library &lib = Library::get();
+		std::unique_ptr<dvshare_dev> owned;
+		{
+			std::lock_guard<std::mutex> lock(lib.mu);
+			owned = lib.remove(dev);
+		}
+		if (owned == nullptr)
+			return -EINVAL;
+		if (owned->primary())
+			owned->close_primary();
+		else
+			dvs::ipc_send_detach(owned.get());
+		DVS_LOG(INFO, "%s %s", owned->name().c_str(),
+			owned->primary() ? "closed" : "detached");
+		return 0;
+	});
+}
+
+int dvshare_attach_status(void)
+{
+	return Library::get().attach_status.load();
+}
+
+struct dvshare_var *dvshare_var_lookup(struct dvshare_dev *dev, const char *name)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_var>(EINVAL);
+	return guard_ptr<dvshare_var>([&] { return as<dvshare_var>(dev->lookup(name, DVSHARE_TYPE_VAR)); });
+}
+
+struct dvshare_obj *dvshare_obj_lookup(struct dvshare_dev *dev, const char *name)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_obj>(EINVAL);
+	return guard_ptr<dvshare_obj>([&] { return as<dvshare_obj>(dev->lookup(name, DVSHARE_TYPE_OBJ)); });
+}
+
+struct dvshare_umem *dvshare_umem_lookup(struct dvshare_dev *dev, const char *name)
+{
+	if (dev == nullptr)
+		return fail_null<dvshare_umem>(EINVAL);
+	return guard_ptr<dvshare_umem>([&] { return as<dvshare_umem>(dev->lookup(name, DVSHARE_TYPE_UMEM)); });
+}
+
+void dvshare_var_release(struct dvshare_var *var)
+{
+	if (var != nullptr)
+		var->put();
+}
+
+void dvshare_obj_release(struct dvshare_obj *obj)
+{
+	if (obj != nullptr)
+		obj->put();
+}
+
+void dvshare_umem_release(struct dvshare_umem *umem)
+{
+	if (umem != nullptr)
+		umem->put();
+}
+
+void *dvshare_var_addr(const struct dvshare_var *var)
+{
+	return var != nullptr ? var->page.addr() : nullptr;
+}
+
+size_t dvshare_var_length(const struct dvshare_var *var)
+{
+	return var != nullptr ? var->page.length() : 0;
+}
+
+struct mlx5dv_var *dvshare_var_dv(const struct dvshare_var *var)
+{
+	return var != nullptr ? var->dv : nullptr;
+}
+
+struct mlx5dv_devx_obj *dvshare_obj_dv(const struct dvshare_obj *obj)
+{
+	return obj != nullptr ? obj->dv : nullptr;
+}
+
+uint32_t dvshare_obj_id(const struct dvshare_obj *obj)
+{
+	return obj != nullptr ? obj->obj_id : 0;
+}
+
+uint32_t dvshare_umem_id(const struct dvshare_umem *umem)
+{
+	return umem != nullptr && umem->dv != nullptr ? umem->dv->umem_id : 0;
+}
+
+int dvshare_obj_query(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
+		      size_t outlen)
+{
+	if (obj == nullptr)
+		return fail(EINVAL);
+	int rc = obj->dev->glue()->devx_obj_query(obj->dv, in, inlen, out, outlen);
+	return rc == 0 ? 0 : fail(rc);
+}
+
+int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
+		       size_t outlen)
+{
+	if (obj == nullptr)
+		return fail(EINVAL);
+	int rc = obj->dev->glue()->devx_obj_modify(obj->dv, in, inlen, out, outlen);
+	return rc == 0 ? 0 : fail(rc);
+}
+
+int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->get_meta(name, buf, len); });
+}
+
+int dvshare_foreach(struct dvshare_dev *dev, dvshare_foreach_cb cb, void *arg)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->foreach(cb, arg); });
+}
+
+int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg)
+{
+	if (cb == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return Library::get().subscribe(dev, cb, arg); });
+}
+
+} /* extern "C" */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Handles: what the C API's struct dvshare_var / _obj / _umem are. A handle
+ * is this process's object for one registry slot: in the primary the object
+ * it created (owner: destroyed when the device closes), in a secondary the
+ * object it imported (unimported, never destroyed). Handles are counted:
+ * every lookup takes a reference, *_release() drops it.
+ */
+#ifndef DVS_HANDLES_H
+#define DVS_HANDLES_H
+
+#include <atomic>
+#include <cstdint>
+
+#include "dvs_fd.h"
+#include "dvs_glue.h"
+#include "dvshare.h"
+
+struct dvshare_dev;
+
+namespace dvs {
+
+struct Handle {
+	Handle(dvshare_dev *d, enum dvshare_type t, bool own) : dev(d), type(t), owner(own) {}
+	virtual ~Handle() = default;
+	Handle(const Handle &) = delete;
+	Handle &operator=(const Handle &) = delete;
+
+	void get() { refs.fetch_add(1, std::memory_order_relaxed); }
+	void put() { refs.fetch_sub(1, std::memory_order_release); }
+
+	dvshare_dev *dev;
+	enum dvshare_type type;
+	bool owner;           /* created here: destroy on close; else unimport */
+	uint32_t slot = 0;    /* registry slot */
+	uint32_t gen = 0;     /* registry generation of that slot */
+	std::atomic<int32_t> refs{0};
+	char name[DVSHARE_NAME_MAX] = {};
+};
+
+} // namespace dvs
+
+struct dvshare_var : dvs::Handle {
+	dvshare_var(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_VAR, own) {}
+	~dvshare_var() override;
+
+	struct mlx5dv_var *dv = nullptr;
+	dvs::Mapping page; /* this process's mapping of the VAR page */
+};
+
+struct dvshare_obj : dvs::Handle {
+	dvshare_obj(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_OBJ, own) {}
+	~dvshare_obj() override;
+
+	struct mlx5dv_devx_obj *dv = nullptr;
+	uint32_t obj_id = 0;
+	uint16_t obj_type = 0;
+};
+
+struct dvshare_umem : dvs::Handle {
+	dvshare_umem(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_UMEM, own) {}
+	~dvshare_umem() override;
+
+	struct mlx5dv_devx_umem *dv = nullptr;
+	uint64_t size = 0;
+};
+
+#endif

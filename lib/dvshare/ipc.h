@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The rte_mp side of dvshare (protocol in ipc_proto.h, doc/protocol.md). */
+#ifndef DVS_IPC_H
+#define DVS_IPC_H
+
+struct dvshare_dev;
+
+namespace dvs {
+
+/* Primary: register the IPC actions and advertise dvshare (idempotent). */
+int ipc_primary_init();
+/* Primary: tell secondaries @name was published on @dev. */
+void ipc_announce(dvshare_dev *dev, const char *name);
+
+/* Secondary: register the event action (idempotent). */
+int ipc_secondary_init();
+/* Secondary: ask the primary for its devices and attach the new ones.
+ * Returns the number of devices attached now, or a negative errno. */
+int ipc_secondary_attach();
+/* Secondary: tell the primary this process let go of @dev. */
+void ipc_send_detach(const dvshare_dev *dev);
+
+} // namespace dvs
+
+#endif

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Primary side of the IPC: answer attach requests, announce, advertise. */
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "dvs_fd.h"
+#include "dvs_log.h"
+#include "ipc.h"
+#include "ipc_proto.h"
+#include "library.h"
+
+namespace dvs {
+
+namespace {
+
+/* The marker a secondary checks before asking: without it, a request to
+ * a primary that never registered our action would wait for a timeout. */
+class Marker {
+public:
+	int write()
+	{
+		path_ = std::string(rte_eal_get_runtime_dir()) + "/dvshare_primary";
+		std::string tmp = path_ + ".tmp";
+		Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+		if (!fd.valid())
+			return -errno;
+		std::string pid = std::to_string(getpid()) + "\n";
+		if (::write(fd.get(), pid.data(), pid.size()) != static_cast<ssize_t>(pid.size()))
+			return -EIO;
+		return ::rename(tmp.c_str(), path_.c_str()) == 0 ? 0 : -errno;
+	}
+	~Marker()
+	{
+		if (!path_.empty())
+			::unlink(path_.c_str());
+	}
+
+private:
+	std::string path_;
+};
+
+Marker marker;
+std::mutex init_mu;
+bool initialised;
+
+int reply_status(const void *peer, int status)
+{
+	struct rte_mp_msg msg;
+	AttachRep rep{};
+
+	rep.hdr = mp_hdr();
+	rep.status = status;
+	mp_pack(&msg, kActAttach, rep);
+	return rte_mp_reply(&msg, static_cast<const char *>(peer));
+}
+
+int on_attach(const struct rte_mp_msg *msg, const void *peer)
+{
+	Library &lib = Library::get();
+	AttachReq req;
+	std::string why;
+	int rc = decode_attach_req(*msg, &req, &why);
+
+	if (rc != 0) {
+		DVS_LOG(ERR, "attach request refused: %s", why.c_str());
+		reply_status(peer, rc);
+		return 0;
+	}
+	struct rte_mp_msg out;
+	AttachRep rep{};
+	std::vector<Fd> fds; /* dups: a device closed meanwhile cannot recycle them */
+	std::vector<std::string> names;
+	rep.hdr = mp_hdr();
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		rep.total = static_cast<uint32_t>(lib.devices.size());
+		rep.start = std::min(req.start, rep.total);
+		rep.count = std::min(kDevsPerMsg, rep.total - rep.start);
+		rep.list_gen = lib.list_gen;
+		for (uint32_t i = 0; i < rep.count; i++) {
+			const dvshare_dev *d = lib.devices[rep.start + i].get();
+			fds.emplace_back(fcntl(d->cmd_fd(), F_DUPFD_CLOEXEC, 0));
+			fds.emplace_back(fcntl(d->registry().ro_fd(), F_DUPFD_CLOEXEC, 0));
+			names.push_back(d->name());
+		}
+	}
+	for (const Fd &fd : fds) {
+		if (!fd.valid()) {
+			DVS_LOG(ERR, "cannot dup device fds for pid %d: %s", req.hdr.pid,
+				strerror(errno));
+			reply_status(peer, -EMFILE);
+			return 0;
+		}
+	}
+	mp_pack(&out, kActAttach, rep);
+	out.num_fds = static_cast<int>(fds.size());
+	for (size_t i = 0; i < fds.size(); i++)
+		out.fds[i] = fds[i].get();
+	if (rte_mp_reply(&out, static_cast<const char *>(peer)) != 0) {
+		DVS_LOG(ERR, "cannot answer attach of pid %d: %s", req.hdr.pid,
+			rte_strerror(rte_errno));
+		return 0;
+	}
+	DVS_LOG(INFO, "pid %d attaching to %u of %u device(s)", req.hdr.pid, rep.count, rep.total);
+	for (const std::string &n : names) {
+		dvshare_dev *d;
+		{
+			std::lock_guard<std::mutex> lock(lib.mu);
+			d = lib.find(n.c_str());
+		}
+		if (d != nullptr)
+			lib.emit(d, DVSHARE_EVENT_PEER_ATTACHED, nullptr, req.hdr.pid);
+	}
+	return 0;
+}
+
+int on_detach(const struct rte_mp_msg *msg, const void *)
+{
+	Library &lib = Library::get();
+	DetachMsg m;
+	std::string why;
+
+	if (decode_detach(*msg, &m, &why) != 0) {
+		DVS_LOG(ERR, "detach message refused: %s", why.c_str());
+		return 0;
+	}
+	dvshare_dev *d;
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		d = lib.find(m.ibdev);
+	}
+	if (d != nullptr)
+		lib.emit(d, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid);
+	return 0;
+}
+
+int register_action(const char *name, rte_mp_t fn)
+{
+	if (rte_mp_action_register(name, fn) == 0 || rte_errno == EEXIST)
+		return 0;
+	/* --no-shconf / in-memory mode: there are no secondaries to serve. */
+	if (rte_errno == ENOTSUP)
+		return 0;
+	DVS_LOG(ERR, "cannot register IPC action %s: %s", name, rte_strerror(rte_errno));
+	return -rte_errno;
+}
+
+} // namespace
+
+int ipc_primary_init()
+{
+	std::lock_guard<std::mutex> lock(init_mu);
+
+	if (initialised)
+		return 0;
+	int rc = register_action(kActAttach, on_attach);
+	if (rc == 0)
+		rc = register_action(kActDetach, on_detach);
+	if (rc != 0)
+		return rc;
+	rc = marker.write();
+	if (rc != 0) {
+		DVS_LOG(ERR, "cannot advertise dvshare in %s: %s", rte_eal_get_runtime_dir(),
+			strerror(-rc));
+		return rc;
+	}
+	initialised = true;
+	return 0;
+}
+
+void ipc_announce(dvshare_dev *dev, const char *name)
+{
+	struct rte_mp_msg msg;
+	EventMsg ev{};
+
+	ev.hdr = mp_hdr();
+	ev.event = DVSHARE_EVENT_PUBLISHED;
+	snprintf(ev.ibdev, sizeof(ev.ibdev), "%s", dev->name().c_str());
+	snprintf(ev.name, sizeof(ev.name), "%s", name);
+	mp_pack(&msg, kActEvent, ev);
+	/* Best effort: a secondary that misses it imports on first lookup. */
+	if (rte_mp_sendmsg(&msg) != 0)
+		DVS_LOG(DEBUG, "announce of %s not sent: %s", name, rte_strerror(rte_errno));
+}
+
+} // namespace dvs

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "ipc_proto.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
+
+#include "registry_layout.h"
+
+namespace dvs {
+
+namespace {
+
+std::string version_str(uint32_t v)
+{
+	return std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." +
+	       std::to_string(v & 0xff);
+}
+
+/* Copy the fixed-size body out of @m after checking its size and header. */
+template <typename T>
+int decode_body(const struct rte_mp_msg &m, T *out, int nfds, std::string *why)
+{
+	if (m.len_param != static_cast<int>(sizeof(T))) {
+		if (m.len_param >= static_cast<int>(sizeof(MpHdr))) {
+			MpHdr h;
+			memcpy(&h, m.param, sizeof(h));
+			if (h.magic == kMpMagic && h.proto != kMpProto) {
+				*why = "peer speaks dvshare protocol " + std::to_string(h.proto) +
+				       " (dvshare " + version_str(h.lib_version) +
+				       "), this process protocol " + std::to_string(kMpProto) +
+				       " (dvshare " + version_str(kLibVersion) + ")";
+				return -EPROTO;
+			}
+		}
+		*why = "message of " + std::to_string(m.len_param) + " bytes, expected " +
+		       std::to_string(sizeof(T));
+		return -EBADMSG;
+	}
+	if (m.num_fds != nfds) {
+		*why = "message carries " + std::to_string(m.num_fds) + " fds, expected " +
+		       std::to_string(nfds);
+		return -EBADMSG;
+	}
+	memcpy(out, m.param, sizeof(T));
+	const MpHdr &h = out->hdr;
+	if (h.magic != kMpMagic) {
+		*why = "not a dvshare message (bad magic)";
+		return -EBADMSG;
+	}
+	if (h.proto != kMpProto || h.lib_version != kLibVersion) {
+		*why = "peer runs dvshare " + version_str(h.lib_version) + " (protocol " +
+		       std::to_string(h.proto) + "), this process dvshare " +
+		       version_str(kLibVersion) + " (protocol " + std::to_string(kMpProto) + ")";
+		return -EPROTO;
+	}
+	if (h.pid <= 0) {
+		*why = "bad peer pid";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+bool terminated(const char *s, size_t n)
+{
+	return memchr(s, '\0', n) != nullptr;
+}
+
+} // namespace
+
+MpHdr mp_hdr()
+{
+	return MpHdr{ kMpMagic, kMpProto, kLibVersion, static_cast<int32_t>(getpid()) };
+}
+
+template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, const T &body)
+{
+	static_assert(sizeof(T) <= RTE_MP_MAX_PARAM_LEN);
+	memset(msg, 0, sizeof(*msg));
+	snprintf(msg->name, sizeof(msg->name), "%s", name);
+	msg->len_param = sizeof(T);
+	memcpy(msg->param, &body, sizeof(T));
+}
+
+template void mp_pack(struct rte_mp_msg *, const char *, const AttachReq &);
+template void mp_pack(struct rte_mp_msg *, const char *, const AttachRep &);
+template void mp_pack(struct rte_mp_msg *, const char *, const DetachMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const EventMsg &);
+
+int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc == 0 && out->start > (1u << 20)) {
+		*why = "attach request starts past any device list";
+		rc = -EBADMSG;
+	}
+	return rc;
+}
+
+int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *why)
+{
+	if (m.len_param != static_cast<int>(sizeof(AttachRep)) || m.num_fds < 0 ||
+	    m.num_fds > RTE_MP_MAX_FD_NUM) {
+		*why = "attach reply of unexpected size";
+		return -EBADMSG;
+	}
+	AttachRep r;
+	memcpy(&r, m.param, sizeof(r));
+	if (r.count > kDevsPerMsg) {
+		*why = "attach reply claims too many devices";
+		return -EBADMSG;
+	}
+	int rc = decode_body(m, out, static_cast<int>(r.count * 2), why);
+	if (rc != 0)
+		return rc;
+	if (out->status > 0 || out->status < -4095) {
+		*why = "attach reply with a bad status";
+		return -EBADMSG;
+	}
+	if (out->status == 0 && (out->start > out->total || out->count > out->total - out->start)) {
+		*why = "attach reply counts are inconsistent";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc == 0 && !terminated(out->ibdev, sizeof(out->ibdev))) {
+		*why = "unterminated device name";
+		rc = -EBADMSG;
+	}
+	return rc;
+}
+
+int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc != 0)
+		return rc;
+	if (!terminated(out->ibdev, sizeof(out->ibdev)) ||
+	    !terminated(out->name, sizeof(out->name))) {
+		*why = "unterminated name";
+		return -EBADMSG;
+	}
+	if (out->event < DVSHARE_EVENT_PUBLISHED || out->event > DVSHARE_EVENT_PEER_DETACHED) {
+		*why = "unknown event " + std::to_string(out->event);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+} // namespace dvs

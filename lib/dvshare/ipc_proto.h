@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dvshare's rte_mp messages. Every field a peer sends is checked by the
+ * decoders below before use: sizes, magic, protocol version, counts, fd
+ * counts and string termination.
+ */
+#ifndef DVS_IPC_PROTO_H
+#define DVS_IPC_PROTO_H
+
+#include <cstdint>
+#include <string>
+
+#include <rte_eal.h>
+
+#include "dvshare.h"
+
+namespace dvs {
+
+constexpr char kActAttach[] = "dvshare_attach";
+constexpr char kActDetach[] = "dvshare_detach";
+constexpr char kActEvent[] = "dvshare_event";
+constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
+constexpr uint32_t kMpProto = 1;
+/* Two fds per device (cmd_fd, registry): four devices per message. */
+constexpr uint32_t kDevsPerMsg = RTE_MP_MAX_FD_NUM / 2;
+constexpr int kDevNameMax = 64;
+
+struct MpHdr {
+	uint32_t magic;
+	uint32_t proto;
+	uint32_t lib_version;
+	int32_t pid;
+};
+
+/* Secondary -> primary: send me devices [start, start + kDevsPerMsg). */
+struct AttachReq {
+	MpHdr hdr;
+	uint32_t start;
+};
+
+/* Primary -> secondary: fds[2i] cmd_fd, fds[2i+1] registry of device i. */
+struct AttachRep {
+	MpHdr hdr;
+	int32_t status;    /* 0, or a negative errno (e.g. -EPROTO) */
+	uint32_t total;    /* devices the primary shares */
+	uint32_t start;
+	uint32_t count;    /* devices in this message */
+	uint64_t list_gen; /* the list changed if this differs between pages */
+};
+
+/* Secondary -> primary: this process detached from a device. */
+struct DetachMsg {
+	MpHdr hdr;
+	char ibdev[kDevNameMax];
+};
+
+/* Primary -> secondaries: something happened to an object. */
+struct EventMsg {
+	MpHdr hdr;
+	uint32_t event; /* dvshare_event */
+	char ibdev[kDevNameMax];
+	char name[DVSHARE_NAME_MAX];
+};
+
+static_assert(sizeof(EventMsg) <= RTE_MP_MAX_PARAM_LEN);
+
+MpHdr mp_hdr();
+
+/* Fill @msg with action @name and the bytes of @body. */
+template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, const T &body);
+
+/* Decoders: 0, or a negative errno with the reason in @why. A protocol
+ * mismatch is -EPROTO and names both versions. */
+int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why);
+int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *why);
+int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why);
+int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why);
+
+} // namespace dvs
+
+#endif

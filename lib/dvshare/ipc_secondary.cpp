@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Secondary side of the IPC: attach during rte_eal_init() (libc heap and
+ * clock_gettime only: DPDK memory does not exist yet), then listen for
+ * announcements.
+ */
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "dvs_fd.h"
+#include "dvs_log.h"
+#include "ipc.h"
+#include "ipc_proto.h"
+#include "library.h"
+
+namespace dvs {
+
+namespace {
+
+constexpr int kAttachTimeoutSec = 5;
+
+/* Does a live primary advertise dvshare? */
+bool primary_uses_dvshare(pid_t *pid)
+{
+	std::string path = std::string(rte_eal_get_runtime_dir()) + "/dvshare_primary";
+	FILE *f = fopen(path.c_str(), "re");
+	long v = 0;
+
+	if (f == nullptr)
+		return false;
+	bool ok = fscanf(f, "%ld", &v) == 1 && v > 0;
+	fclose(f);
+	if (!ok)
+		return false;
+	*pid = static_cast<pid_t>(v);
+	return kill(*pid, 0) == 0 || errno == EPERM;
+}
+
+/* The ibdev a registry fd describes, read without mapping it. */
+std::string registry_ibdev(int fd)
+{
+	RegHeader h;
+
+	if (pread(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)) ||
+	    memcmp(h.magic, kRegMagic, sizeof(kRegMagic)) != 0 ||
+	    memchr(h.ibdev, '\0', sizeof(h.ibdev)) == nullptr)
+		return "";
+	return h.ibdev;
+}
+
+/* Attach one device unless already attached: 1 new, 0 known, or -errno. */
+int attach_one(Fd cmd_fd, Fd reg_fd)
+{
+	Library &lib = Library::get();
+	std::string name = registry_ibdev(reg_fd.get());
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		if (!name.empty() && lib.find(name.c_str()) != nullptr)
+			return 0;
+	}
+	std::unique_ptr<dvshare_dev> dev;
+	std::string why;
+	int rc = dvshare_dev::attach(std::move(cmd_fd), std::move(reg_fd), &dev, &why);
+	if (rc != 0) {
+		DVS_LOG(ERR, "cannot attach %s: %s", name.empty() ? "device" : name.c_str(),
+			why.c_str());
+		return rc;
+	}
+	DVS_LOG(INFO, "attached %s: %u object(s) imported", dev->name().c_str(),
+		dev->attached_objects());
+	std::lock_guard<std::mutex> lock(lib.mu);
+	lib.add(std::move(dev));
+	return 1;
+}
+
+/* One request/reply round: fills @rep and takes ownership of the fds. */
+int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
+{
+	struct rte_mp_msg msg;
+	struct rte_mp_reply reply = {};
+	struct timespec ts = { kAttachTimeoutSec, 0 };
+	AttachReq req{ mp_hdr(), start };
+	std::string why;
+
+	mp_pack(&msg, kActAttach, req);
+	if (rte_mp_request_sync(&msg, &reply, &ts) != 0 || reply.nb_received != 1) {
+		int err = reply.nb_received == 0 ? ETIMEDOUT : rte_errno;
+		free(reply.msgs);
+		DVS_LOG(ERR, "no attach answer from the primary: %s", strerror(err));
+		return -err;
+	}
+	const struct rte_mp_msg &r = reply.msgs[0];
+	for (int i = 0; i < r.num_fds && i < RTE_MP_MAX_FD_NUM; i++)
+		fds->emplace_back(r.fds[i]);
+	int rc = decode_attach_rep(r, rep, &why);
+	free(reply.msgs);
+	if (rc != 0) {
+		DVS_LOG(ERR, "attach answer refused: %s", why.c_str());
+		return rc;
+	}
+	if (rep->status != 0) {
+		DVS_LOG(ERR, "the primary refused the attach: %s", strerror(-rep->status));
+		return rep->status;
+	}
+	return 0;
+}
+
+int on_event(const struct rte_mp_msg *msg, const void *)
+{
+	Library &lib = Library::get();
+	EventMsg ev;
+	std::string why;
+
+	if (decode_event(*msg, &ev, &why) != 0) {
+		DVS_LOG(ERR, "event message refused: %s", why.c_str());
+		return 0;
+	}
+	dvshare_dev *d;
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		d = lib.find(ev.ibdev);
+	}
+	lib.emit(d, static_cast<enum dvshare_event>(ev.event), ev.name, ev.hdr.pid);
+	return 0;
+}
+
+std::mutex init_mu;
+bool initialised;
+
+} // namespace
+
+int ipc_secondary_init()
+{
+	std::lock_guard<std::mutex> lock(init_mu);
+
+	if (initialised)
+		return 0;
+	if (rte_mp_action_register(kActEvent, on_event) != 0 && rte_errno != EEXIST) {
+		DVS_LOG(ERR, "cannot register IPC action %s: %s", kActEvent,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	initialised = true;
+	return 0;
+}
+
+int ipc_secondary_attach()
+{
+	Library &lib = Library::get();
+	pid_t primary = 0;
+	uint32_t start = 0;
+	uint64_t gen = 0;
+	bool first = true;
+
+	if (!primary_uses_dvshare(&primary)) {
+		DVS_LOG(INFO, "the primary does not use dvshare: no device to attach");
+		return 0;
+	}
+	for (int pages = 0; pages < 1024; pages++) {
+		AttachRep rep;
+		std::vector<Fd> fds;
+		int rc = request_page(start, &rep, &fds);
+		if (rc != 0)
+			return rc;
+		if (!first && rep.list_gen != gen) {
+			start = 0; /* the list changed under us: walk it again */
+			first = true;
+			continue;
+		}
+		gen = rep.list_gen;
+		first = false;
+		for (uint32_t i = 0; i < rep.count; i++) {
+			rc = attach_one(std::move(fds[2 * i]), std::move(fds[2 * i + 1]));
+			if (rc < 0)
+				return rc;
+		}
+		start += rep.count;
+		if (start >= rep.total)
+			break;
+	}
+	std::lock_guard<std::mutex> lock(lib.mu);
+	return static_cast<int>(lib.devices.size());
+}
+
+void ipc_send_detach(const dvshare_dev *dev)
+{
+	struct rte_mp_msg msg;
+	DetachMsg m{};
+
+	m.hdr = mp_hdr();
+	snprintf(m.ibdev, sizeof(m.ibdev), "%s", dev->name().c_str());
+	mp_pack(&msg, kActDetach, m);
+	if (rte_mp_sendmsg(&msg) != 0)
+		DVS_LOG(DEBUG, "detach notice not sent: %s", rte_strerror(rte_errno));
+}
+
+} // namespace dvs

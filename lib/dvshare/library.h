@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Process-wide state: the shared devices, the attach result and the event
+ * subscribers. One mutex guards it; nothing on a hot path takes it.
+ */
+#ifndef DVS_LIBRARY_H
+#define DVS_LIBRARY_H
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "device.h"
+#include "dvshare.h"
+
+namespace dvs {
+
+struct EventSub {
+	dvshare_dev *dev; /* nullptr: every device */
+	dvshare_event_cb cb;
+	void *arg;
+};
+
+class Library {
+public:
+	static Library &get();
+	~Library();
+
+	/* Callers hold mu. */
+	dvshare_dev *find(const char *ibdev) const;
+	dvshare_dev *find(const dvshare_dev *dev) const;
+	void add(std::unique_ptr<dvshare_dev> dev);
+	std::unique_ptr<dvshare_dev> remove(dvshare_dev *dev);
+
+	/* Deliver an event to the subscribers (takes mu itself). */
+	void emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pid_t pid);
+	int subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
+
+	mutable std::mutex mu;
+	std::vector<std::unique_ptr<dvshare_dev>> devices;
+	uint64_t list_gen = 0; /* bumped whenever the device list changes */
+	std::atomic<int> attach_status{0};
+
+private:
+	Library() = default;
+	std::vector<EventSub> subs_;
+};
+
+} // namespace dvs
+
+#endif

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "registry.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <rte_pause.h>
+
+namespace dvs {
+
+namespace {
+
+/* The registry is written through the primary's existing mapping only:
+ * F_SEAL_FUTURE_WRITE refuses every later writable mmap() and write(),
+ * whoever asks, and the other seals fix its size. */
+constexpr unsigned int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL;
+
+uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+bool terminated(const char *s, size_t n)
+{
+	return memchr(s, '\0', n) != nullptr;
+}
+
+uint32_t load_seq(const RegEntry &e)
+{
+	return __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
+}
+
+} // namespace
+
+int check_name(const char *name)
+{
+	if (name == nullptr || name[0] == '\0')
+		return -EINVAL;
+	size_t len = strnlen(name, DVSHARE_NAME_MAX);
+	if (len >= DVSHARE_NAME_MAX)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < len; i++) {
+		auto c = static_cast<unsigned char>(name[i]);
+		if (c <= 0x20 || c >= 0x7f)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name != '\0'; name++) {
+		h ^= static_cast<unsigned char>(*name);
+		h *= 16777619u;
+	}
+	return h;
+}
+
+int validate_header(const RegHeader &h, size_t file_size, std::string *why)
+{
+	char buf[200];
+
+	if (memcmp(h.magic, kRegMagic, sizeof(kRegMagic)) != 0) {
+		*why = "not a dvshare registry (bad magic)";
+		return -EINVAL;
+	}
+	if (h.layout_version != kRegLayoutVersion || h.lib_version != kLibVersion) {
+		snprintf(buf, sizeof(buf),
+			 "primary runs dvshare %u.%u.%u (registry layout %u), this process "
+			 "dvshare %u.%u.%u (layout %u)",
+			 h.lib_version >> 16, (h.lib_version >> 8) & 0xff, h.lib_version & 0xff,
+			 h.layout_version, DVSHARE_VERSION_MAJOR, DVSHARE_VERSION_MINOR,
+			 DVSHARE_VERSION_PATCH, kRegLayoutVersion);
+		*why = buf;
+		return -EPROTO;
+	}
+	if (h.header_size != kRegHeaderSize || h.entry_size != sizeof(RegEntry) ||
+	    h.nslots == 0 || (h.nslots & (h.nslots - 1)) != 0 ||
+	    h.nslots > (1u << 24) || file_size != reg_file_size(h.nslots) ||
+	    h.max_objects == 0 || h.max_objects > h.nslots || h.max_probe >= h.nslots) {
+		*why = "registry geometry is inconsistent";
+		return -EINVAL;
+	}
+	if (h.export_var > kBlobMax || h.export_obj > kBlobMax || h.export_umem > kBlobMax ||
+	    !terminated(h.provider, sizeof(h.provider)) || !terminated(h.ibdev, sizeof(h.ibdev)) ||
+	    h.ibdev[0] == '\0') {
+		*why = "registry header fields out of range";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool validate_entry(const RegEntry &e)
+{
+	switch (static_cast<EntryState>(e.state)) {
+	case EntryState::Empty:
+	case EntryState::Tombstone:
+		return true;
+	case EntryState::Live:
+		break;
+	default:
+		return false;
+	}
+	if (e.type < DVSHARE_TYPE_VAR || e.type > DVSHARE_TYPE_UMEM)
+		return false;
+	if (e.blob_len == 0 || e.blob_len > kBlobMax || e.meta_len > DVSHARE_META_MAX)
+		return false;
+	return terminated(e.name, sizeof(e.name)) && check_name(e.name) == 0;
+}
+
+int Registry::create(const char *ibdev, const char *provider,
+		     const struct mlx5dv_export_sizes &sizes, uint32_t max_objects)
+{
+	const uint32_t nslots = pow2_at_least(max_objects * 2);
+	const size_t size = reg_file_size(nslots);
+	char name[96];
+
+	snprintf(name, sizeof(name), "dvshare-registry-%s", ibdev);
+	fd_.reset(memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING));
+	if (!fd_.valid() || ftruncate(fd_.get(), static_cast<off_t>(size)) != 0)
+		return -errno;
+	map_ = Mapping::map(size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+	if (!map_.valid())
+		return -errno;
+	RegHeader *h = whdr();
+	h->layout_version = kRegLayoutVersion;
+	h->header_size = kRegHeaderSize;
+	h->entry_size = sizeof(RegEntry);
+	h->nslots = nslots;
+	h->max_objects = max_objects;
+	h->export_var = sizes.var_attrs_size;
+	h->export_obj = sizes.devx_obj_attrs_size;
+	h->export_umem = sizes.devx_umem_attrs_size;
+	h->lib_version = kLibVersion;
+	h->primary_pid = getpid();
+	snprintf(h->provider, sizeof(h->provider), "%s", provider);
+	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
+	memcpy(h->magic, kRegMagic, sizeof(kRegMagic));
+	if (fcntl(fd_.get(), F_ADD_SEALS, kSeals) != 0)
+		return -errno;
+	/* A read-only open of the same memfd: what secondaries receive. */
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd_.get());
+	ro_fd_.reset(open(name, O_RDONLY | O_CLOEXEC));
+	return ro_fd_.valid() ? 0 : -errno;
+}
+
+int Registry::attach(Fd fd, std::string *why)
+{
+	struct stat st;
+
+	if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    static_cast<size_t>(st.st_size) < kRegHeaderSize) {
+		*why = "registry fd is not a registry memfd";
+		return -EINVAL;
+	}
+	Mapping m = Mapping::map(static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd.get(), 0);
+	if (!m.valid()) {
+		*why = std::string("cannot map registry: ") + strerror(errno);
+		return -errno;
+	}
+	int rc = validate_header(*static_cast<const RegHeader *>(m.addr()),
+				 static_cast<size_t>(st.st_size), why);
+	if (rc != 0)
+		return rc;
+	fd_ = std::move(fd);
+	map_ = std::move(m);
+	return 0;
+}
+
+bool Registry::closed() const
+{
+	return __atomic_load_n(&hdr()->closed, __ATOMIC_ACQUIRE) != 0;
+}
+
+const RegEntry *Registry::entries() const
+{
+	return reinterpret_cast<const RegEntry *>(static_cast<const uint8_t *>(map_.addr()) +
+						  kRegHeaderSize);
+}
+
+RegEntry *Registry::wentries()
+{
+	return reinterpret_cast<RegEntry *>(static_cast<uint8_t *>(map_.addr()) + kRegHeaderSize);
+}
+
+int Registry::read(uint32_t slot, RegEntry *snap) const
+{
+	const RegEntry &e = entries()[slot];
+
+	/* The writer holds a slot odd for a few stores; a slot odd for this
+	 * long belongs to a primary that died mid-write. */
+	for (int tries = 0; tries < 100000; tries++) {
+		uint32_t s1 = load_seq(e);
+		if (s1 & 1) {
+			rte_pause();
+			continue;
+		}
+		memcpy(static_cast<void *>(snap), &e, sizeof(*snap));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) == s1)
+			return validate_entry(*snap) ? 0 : -EBADMSG;
+	}
+	return -EAGAIN;
+}
+
+int Registry::find(const char *name, RegEntry *snap, uint32_t *slot) const
+{
+	const RegHeader *h = hdr();
+	const uint32_t mask = h->nslots - 1;
+	const uint32_t hash = name_hash(name);
+	const uint32_t probes = __atomic_load_n(&h->max_probe, __ATOMIC_ACQUIRE) + 1;
+
+	for (uint32_t i = 0; i < probes && i <= mask; i++) {
+		uint32_t s = (hash + i) & mask;
+		int rc = read(s, snap);
+		if (rc != 0)
+			return rc;
+		if (snap->state == static_cast<uint32_t>(EntryState::Empty))
+			break;
+		if (snap->state == static_cast<uint32_t>(EntryState::Live) && snap->hash == hash &&
+		    strcmp(snap->name, name) == 0) {
+			*slot = s;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void Registry::write_entry(RegEntry &dst, const RegEntry &src)
+{
+	uint32_t seq = dst.seq;
+
+	__atomic_store_n(&dst.seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(reinterpret_cast<uint8_t *>(&dst) + sizeof(dst.seq),
+	       reinterpret_cast<const uint8_t *>(&src) + sizeof(src.seq),
+	       sizeof(dst) - sizeof(dst.seq));
+	__atomic_store_n(&dst.seq, seq + 2, __ATOMIC_RELEASE);
+	RegHeader *h = whdr();
+	__atomic_store_n(&h->change_seq, h->change_seq + 1, __ATOMIC_RELEASE);
+}
+
+int Registry::insert(const RegEntry &init, uint32_t *slot)
+{
+	RegHeader *h = whdr();
+	RegEntry *ents = wentries();
+	const uint32_t mask = h->nslots - 1;
+	const uint32_t hash = name_hash(init.name);
+	int64_t reuse = -1;
+	uint32_t i;
+
+	/* Walk the whole probe path: the name must not be live anywhere on
+	 * it, and the first tombstone or empty slot is where it goes. */
+	for (i = 0; i <= mask; i++) {
+		uint32_t s = (hash + i) & mask;
+		const RegEntry &e = ents[s];
+		if (e.state == static_cast<uint32_t>(EntryState::Live)) {
+			if (i <= h->max_probe && e.hash == hash && strcmp(e.name, init.name) == 0)
+				return -EEXIST;
+		} else {
+			if (reuse < 0)
+				reuse = s;
+			if (e.state == static_cast<uint32_t>(EntryState::Empty))
+				break;
+		}
+		/* No live entry of this name lies beyond max_probe. */
+		if (reuse >= 0 && i >= h->max_probe)
+			break;
+	}
+	if (h->live >= h->max_objects || reuse < 0)
+		return -ENOSPC;
+	uint32_t s = static_cast<uint32_t>(reuse);
+	uint32_t dist = (s - hash) & mask;
+	RegEntry e = init;
+	e.state = static_cast<uint32_t>(EntryState::Live);
+	e.hash = hash;
+	e.gen = ents[s].gen + 1;
+	/* Widen the probe window before the entry appears in it. */
+	if (dist > h->max_probe)
+		__atomic_store_n(&h->max_probe, dist, __ATOMIC_RELEASE);
+	write_entry(ents[s], e);
+	h->live++;
+	*slot = s;
+	return 0;
+}
+
+int Registry::set_meta(uint32_t slot, const void *meta, size_t len)
+{
+	RegEntry &dst = wentries()[slot];
+	RegEntry e = dst;
+
+	if (len > DVSHARE_META_MAX)
+		return -EMSGSIZE;
+	memset(e.meta, 0, sizeof(e.meta));
+	if (len != 0)
+		memcpy(e.meta, meta, len);
+	e.meta_len = static_cast<uint16_t>(len);
+	write_entry(dst, e);
+	return 0;
+}
+
+void Registry::remove(uint32_t slot)
+{
+	RegEntry &dst = wentries()[slot];
+	RegEntry e{};
+
+	e.state = static_cast<uint32_t>(EntryState::Tombstone);
+	e.gen = dst.gen;
+	write_entry(dst, e);
+	whdr()->live--;
+}
+
+void Registry::mark_closed()
+{
+	__atomic_store_n(&whdr()->closed, 1u, __ATOMIC_RELEASE);
+}
+
+} // namespace dvs

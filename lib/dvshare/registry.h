@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The per-device registry (layout in registry_layout.h): created and
+ * written by the primary, attached read-only by secondaries. Every read
+ * goes through the entry seqlock and is validated, since a secondary
+ * cannot trust what it maps.
+ */
+#ifndef DVS_REGISTRY_H
+#define DVS_REGISTRY_H
+
+#include <cstdint>
+#include <string>
+
+#include "dvs_fd.h"
+#include "dvs_glue.h"
+#include "registry_layout.h"
+
+namespace dvs {
+
+/* 0 for a good object name, else -EINVAL (empty, NULL, non-printable
+ * or blank characters) or -ENAMETOOLONG (>= DVSHARE_NAME_MAX bytes). */
+int check_name(const char *name);
+
+/* FNV-1a: cheap and good enough to spread short names. */
+uint32_t name_hash(const char *name);
+
+/*
+ * Check a registry header image of @file_size bytes before trusting any
+ * field of it. Returns 0 or -EPROTO/-EINVAL with the reason in @why.
+ */
+int validate_header(const RegHeader &h, size_t file_size, std::string *why);
+
+/* Check one entry copy; returns true when its fields are in range. */
+bool validate_entry(const RegEntry &e);
+
+class Registry {
+public:
+	/* Primary: a new sealed registry for @max_objects objects. */
+	int create(const char *ibdev, const char *provider,
+		   const struct mlx5dv_export_sizes &sizes, uint32_t max_objects);
+	/* Secondary: map @fd read-only after validating it (takes the fd). */
+	int attach(Fd fd, std::string *why);
+
+	const RegHeader *hdr() const { return static_cast<const RegHeader *>(map_.addr()); }
+	uint32_t nslots() const { return hdr()->nslots; }
+	/* Read-only fd on the registry for a secondary (primary only). */
+	int ro_fd() const { return ro_fd_.get(); }
+	bool closed() const;
+
+	/* Seqlocked copy of slot @slot. 0, or -EAGAIN when the writer never
+	 * finished (a dead primary) or -EBADMSG when the copy is corrupt. */
+	int read(uint32_t slot, RegEntry *snap) const;
+	/* Find a live entry by name: 0 with the copy and slot, or -ENOENT. */
+	int find(const char *name, RegEntry *snap, uint32_t *slot) const;
+
+	/* Writer side (primary, one caller at a time). */
+	int insert(const RegEntry &init, uint32_t *slot);
+	int set_meta(uint32_t slot, const void *meta, size_t len);
+	void remove(uint32_t slot);
+	void mark_closed();
+
+private:
+	RegHeader *whdr() { return static_cast<RegHeader *>(map_.addr()); }
+	const RegEntry *entries() const;
+	RegEntry *wentries();
+	void write_entry(RegEntry &dst, const RegEntry &src);
+
+	Fd fd_;
+	Fd ro_fd_;
+	Mapping map_;
+};
+
+} // namespace dvs
+
+#endif

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Multi-process harness: start real DPDK processes (mp_peer), talk to them
+ * line by line, stop them, and remove their hugepage files and runtime
+ * directory. Every wait is bounded, so a hung peer fails the test instead
+ * of hanging it.
+ */
+#ifndef MP_HARNESS_H
+#define MP_HARNESS_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MP_REPLY_MAX 512
+#define MP_TIMEOUT_MS 30000
+
+struct peer {
+	pid_t pid;
+	int to;   /* its stdin */
+	int from; /* its stdout */
+	char buf[8192];
+	size_t len;
+	char last[MP_REPLY_MAX];
+};
+
+/* Program paths and options, set by the test's main(). */
+static const char *mp_peer_prog, *mp_plain_prog;
+
+static inline void mp_prefix(char *buf, size_t n, const char *tag)
+{
+	snprintf(buf, n, "dvs-%s-%d", tag, (int)getpid());
+}
+
+/* Read one "@@ " line into p->last; other lines (DPDK logs) go to stderr. */
+static inline int peer_read(struct peer *p, int timeout_ms)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		char *nl = memchr(p->buf, '\n', p->len);
+		if (nl != NULL) {
+			size_t l = (size_t)(nl - p->buf);
+			*nl = '\0';
+			int mine = strncmp(p->buf, "@@ ", 3) == 0;
+			if (mine)
+				snprintf(p->last, sizeof(p->last), "%s", p->buf + 3);
+			else
+				fprintf(stderr, "  [%d] %s\n", (int)p->pid, p->buf);
+			memmove(p->buf, nl + 1, p->len - l - 1);
+			p->len -= l + 1;
+			if (mine)
+				return 0;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long spent = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (spent >= timeout_ms) {
+			snprintf(p->last, sizeof(p->last), "err timeout");
+			return -ETIMEDOUT;
+		}
+		struct pollfd pfd = { p->from, POLLIN, 0 };
+		if (poll(&pfd, 1, (int)(timeout_ms - spent)) <= 0)
+			continue;
+		if (p->len + 1 >= sizeof(p->buf))
+			p->len = 0; /* an absurd line: drop it */
+		ssize_t n = read(p->from, p->buf + p->len, sizeof(p->buf) - p->len - 1);
+		if (n <= 0) {
+			snprintf(p->last, sizeof(p->last), "err eof");
+			return -EPIPE;
+		}
+		p->len += (size_t)n;
+	}
+}
+
+/* Start @prog as a DPDK process on @prefix. Returns 0 once it said ready. */
+static inline int peer_start_prog(struct peer *p, const char *prog, const char *prefix,
+				  int primary)
+{
+	int in[2], out[2];
+	char fp[128];
+
+	memset(p, 0, sizeof(*p));
+	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
+	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+		return -errno;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -errno;
+	if (p->pid == 0) {
+		char *args[] = { (char *)prog, "-l", "0", "--no-pci", "--no-telemetry",
+				 fp, primary ? "--proc-type=primary" : "--proc-type=secondary",
+				 "-m", "64", "--log-level=lib.dvshare:info",
+				 "--log-level=lib.eal:notice", NULL };
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		/* Secondaries map DPDK memory at the primary's addresses. */
+		personality(ADDR_NO_RANDOMIZE);
+		if (!primary)
+			args[7] = NULL; /* -m is the primary's business */
+		execv(prog, args);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->to = in[1];
+	p->from = out[0];
+	if (peer_read(p, MP_TIMEOUT_MS) != 0 || strncmp(p->last, "ready", 5) != 0) {
+		fprintf(stderr, "peer %s did not start: %s\n", prog, p->last);
+		return -EIO;
+	}
+	return 0;
+}
+
+static inline int peer_start(struct peer *p, const char *prefix, int primary)
+{
+	return peer_start_prog(p, mp_peer_prog, prefix, primary);
+}
+
+/* Send a command; returns the reply (valid until the next command). */
+static inline const char *peer_cmd(struct peer *p, const char *fmt, ...)
+{
+	char line[MP_REPLY_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (write(p->to, line, (size_t)n) != n) {
+		snprintf(p->last, sizeof(p->last), "err write");
+		return p->last;
+	}
+	peer_read(p, MP_TIMEOUT_MS);
+	return p->last;
+}
+
+/* Reply is "ok" (optionally followed by values). */
+static inline int is_ok(const char *r)
+{
+	return strncmp(r, "ok", 2) == 0 && (r[2] == '\0' || r[2] == ' ');
+}
+
+/* First number after "ok", or -1. */
+static inline long ok_num(const char *r)
+{
+	return is_ok(r) && r[2] == ' ' ? strtol(r + 3, NULL, 0) : -1;
+}
+
+/* Wait up to @ms for a process to exit; kill it after that. Returns its
+ * exit code, 128 + signal, or -1. */
+static inline int peer_wait(struct peer *p, int ms)
+{
+	int st = 0;
+
+	for (int waited = 0; waited <= ms; waited += 10) {
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+		if (r == p->pid)
+			goto done;
+		usleep(10000);
+	}
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, &st, 0);
+done:
+	close(p->to);
+	close(p->from);
+	p->pid = 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Ask a peer to quit and reap it; returns its exit code. */
+static inline int peer_stop(struct peer *p)
+{
+	if (p->pid <= 0)
+		return -1;
+	peer_cmd(p, "quit");
+	return peer_wait(p, MP_TIMEOUT_MS);
+}
+
+/* Remove what a DPDK run left for @prefix: hugepage files, runtime dir. */
+static inline void mp_cleanup(const char *prefix)
+{
+	const char *dirs[] = { "/dev/hugepages", NULL };
+	char path[512];
+	DIR *d;
+	struct dirent *e;
+
+	for (int i = 0; dirs[i] != NULL; i++) {
+		d = opendir(dirs[i]);
+		while (d != NULL && (e = readdir(d)) != NULL) {
+			if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", dirs[i], e->d_name);
+				unlink(path);
+			}
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	snprintf(path, sizeof(path), "/var/run/dpdk/%s", prefix);
+	d = opendir(path);
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		char f[1024];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof(f), "%s/%s", path, e->d_name);
+		unlink(f);
+	}
+	if (d != NULL)
+		closedir(d);
+	rmdir(path);
+}
+
+/* The hugepage check every mp test starts with: fail loudly, never skip. */
+static inline int mp_have_hugepages(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+	long n = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	if (n < 64) {
+		fprintf(stderr, "mp tests need free 2 MiB hugepages (have %ld): "
+				"run buildtools/hugepages.sh as root\n", n);
+		return 0;
+	}
+	return 1;
+}
+
+#endif

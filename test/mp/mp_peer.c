@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A DPDK process for the multi-process suites: primary or secondary by
+ * the usual EAL options, then driven by one command per line on stdin,
+ * answering one line ("ok ..." or "err <errno> ...") on stdout. It uses
+ * dvshare only through dvshare.h (and the sim engine through dvs_sim.h),
+ * as an application would. Replies start with "@@ " because DPDK logs to
+ * stdout too.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "dvs_prm.h"
+#include "dvs_sim.h"
+#include "dvshare.h"
+
+#define MAX_DEVS 8
+
+static struct dvs_sim_engine *engines[MAX_DEVS];
+static char engine_dev[MAX_DEVS][64];
+static unsigned int ev_published, ev_attached, ev_detached;
+static char ev_last[DVSHARE_NAME_MAX];
+
+static void reply(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("@@ ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void reply_err(const char *what)
+{
+	reply("err %d %s: %s", rte_errno, what, strerror(rte_errno));
+}
+
+static void on_event(struct dvshare_dev *dev, enum dvshare_event ev, const char *name,
+		     pid_t pid, void *arg)
+{
+	(void)dev;
+	(void)pid;
+	(void)arg;
+	switch (ev) {
+	case DVSHARE_EVENT_PUBLISHED:
+		__atomic_add_fetch(&ev_published, 1, __ATOMIC_RELAXED);
+		snprintf(ev_last, sizeof(ev_last), "%s", name);
+		break;
+	case DVSHARE_EVENT_PEER_ATTACHED:
+		__atomic_add_fetch(&ev_attached, 1, __ATOMIC_RELAXED);
+		break;
+	case DVSHARE_EVENT_PEER_DETACHED:
+		__atomic_add_fetch(&ev_detached, 1, __ATOMIC_RELAXED);
+		break;
+	}
+}
+
+static struct dvshare_dev *dev_of(const char *name)
+{
+	struct dvshare_dev *d = dvshare_dev_lookup(name);
+
+	if (d == NULL)
+		reply_err("no such device");
+	return d;
+}
+
+static struct dvs_sim_engine **engine_of(const char *dev)
+{
+	for (int i = 0; i < MAX_DEVS; i++)
+		if (engines[i] != NULL && strcmp(engine_dev[i], dev) == 0)
+			return &engines[i];
+	return NULL;
+}
+
+static int count_cb(struct dvshare_dev *d, const struct dvshare_info *info, void *arg)
+{
+	(void)d;
+	(void)info;
+	(*(unsigned int *)arg)++;
+	return 0;
+}
+
+/* Publish @n objects named b<i>: a quarter VARs, a quarter UMEMs, the
+ * rest virtio queues, each with 8 bytes of metadata. */
+static int bulk_publish(struct dvshare_dev *d, unsigned int n)
+{
+	static char mem[4096] __attribute__((aligned(4096)));
+	char name[32];
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+		uint64_t meta = i;
+		int ok;
+
+		snprintf(name, sizeof(name), "b%u", i);
+		switch (i % 4) {
+		case 0: {
+			struct dvshare_var *v = dvshare_var_alloc(d, name, 0);
+			ok = v != NULL;
+			dvshare_var_release(v);
+			break;
+		}
+		case 1: {
+			struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, sizeof(mem), 0);
+			ok = u != NULL;
+			dvshare_umem_release(u);
+			break;
+		}
+		default: {
+			size_t len = dvs_prm_virtq_create(in, (uint16_t)i, 64, 0);
+			struct dvshare_obj *o = dvshare_obj_create(d, name, in, len, out, sizeof(out));
+			ok = o != NULL;
+			dvshare_obj_release(o);
+			break;
+		}
+		}
+		if (!ok || dvshare_set_meta(d, name, &meta, sizeof(meta)) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Look every b<i> up and check its metadata: -1 on the first miss. */
+static int bulk_check(struct dvshare_dev *d, unsigned int n)
+{
+	char name[32];
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t meta = ~0ull;
+		int ok;
+
+		snprintf(name, sizeof(name), "b%u", i);
+		switch (i % 4) {
+		case 0: {
+			struct dvshare_var *v = dvshare_var_lookup(d, name);
+			ok = v != NULL && dvshare_var_addr(v) != NULL;
+			dvshare_var_release(v);
+			break;
+		}
+		case 1: {
+			struct dvshare_umem *u = dvshare_umem_lookup(d, name);
+			ok = u != NULL && dvshare_umem_id(u) != 0;
+			dvshare_umem_release(u);
+			break;
+		}
+		default: {
+			struct dvshare_obj *o = dvshare_obj_lookup(d, name);
+			ok = o != NULL && dvshare_obj_id(o) != 0;
+			dvshare_obj_release(o);
+			break;
+		}
+		}
+		if (!ok || dvshare_get_meta(d, name, &meta, sizeof(meta)) != 8 || meta != i)
+			return -1;
+	}
+	return 0;
+}
+
+static void cmd_obj_query(struct dvshare_dev *d, const char *name)
+{
+	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
+	struct dvshare_obj *o = dvshare_obj_lookup(d, name);
+	const uint8_t *ctx = out + DVS_PRM_HDR_SIZE;
+
+	if (o == NULL)
+		return reply_err("lookup");
+	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, dvshare_obj_id(o));
+	if (dvshare_obj_query(o, in, sizeof(in), out, sizeof(out)) != 0)
+		reply_err("query");
+	else
+		reply("ok %u %u %u", dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_INDEX),
+		      dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_SIZE),
+		      dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE));
+	dvshare_obj_release(o);
+}
+
+static void cmd_obj_modify(struct dvshare_dev *d, const char *name, unsigned int state)
+{
+	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+	struct dvshare_obj *o = dvshare_obj_lookup(d, name);
+	size_t len;
+
+	if (o == NULL)
+		return reply_err("lookup");
+	len = dvs_prm_virtq_modify_state(in, dvshare_obj_id(o), (uint8_t)state);
+	if (dvshare_obj_modify(o, in, len, out, sizeof(out)) != 0)
+		reply_err("modify");
+	else
+		reply("ok");
+	dvshare_obj_release(o);
+}
+
+static void cmd_ring(struct dvshare_dev *d, const char *name, unsigned int off,
+		     unsigned int value, unsigned int count)
+{
+	struct dvshare_var *v = dvshare_var_lookup(d, name);
+	void *db;
+
+	if (v == NULL)
+		return reply_err("lookup");
+	db = dvshare_var_addr(v);
+	for (unsigned int i = 0; i < count; i++)
+		dvshare_doorbell32(db, off, value);
+	dvshare_var_release(v);
+	reply("ok");
+}
+
+static void cmd_peek(struct dvshare_dev *d, const char *name, unsigned int off)
+{
+	struct dvshare_var *v = dvshare_var_lookup(d, name);
+
+	if (v == NULL)
+		return reply_err("lookup");
+	reply("ok %u", *(volatile uint32_t *)((uint8_t *)dvshare_var_addr(v) + off));
+	dvshare_var_release(v);
+}
+
+static void cmd_kicks(struct dvshare_dev *d, const char *name)
+{
+	struct dvshare_var *v = dvshare_var_lookup(d, name);
+	uint64_t kicks = 0;
+	uint32_t last = 0;
+
+	if (v == NULL)
+		return reply_err("lookup");
+	if (dvs_sim_page_kicks(dvshare_dev_ctx(d), dvshare_var_dv(v)->page_id, &kicks, &last) != 0)
+		reply("err %d page", EINVAL);
+	else
+		reply("ok %lu %u", (unsigned long)kicks, last);
+	dvshare_var_release(v);
+}
+
+static void cmd_create(struct dvshare_dev *d, const char *what, const char *name,
+		       unsigned int a, unsigned int b)
+{
+	static char mem[1 << 16] __attribute__((aligned(4096)));
+	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+
+	if (strcmp(what, "var") == 0) {
+		struct dvshare_var *v = dvshare_var_alloc(d, name, 0);
+		if (v == NULL)
+			return reply_err("var alloc");
+		reply("ok %u", dvshare_var_dv(v)->page_id);
+		dvshare_var_release(v);
+	} else if (strcmp(what, "obj") == 0) {
+		size_t len = dvs_prm_virtq_create(in, (uint16_t)a, (uint16_t)b, 0);
+		struct dvshare_obj *o = dvshare_obj_create(d, name, in, len, out, sizeof(out));
+		if (o == NULL)
+			return reply_err("obj create");
+		reply("ok %u", dvshare_obj_id(o));
+		dvshare_obj_release(o);
+	} else if (strcmp(what, "umem") == 0) {
+		struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, a ? a : sizeof(mem), 0);
+		if (u == NULL)
+			return reply_err("umem reg");
+		reply("ok %u", dvshare_umem_id(u));
+		dvshare_umem_release(u);
+	} else {
+		reply("err %d unknown kind", EINVAL);
+	}
+}
+
+static void cmd_lookup(struct dvshare_dev *d, const char *what, const char *name)
+{
+	if (strcmp(what, "var") == 0) {
+		struct dvshare_var *v = dvshare_var_lookup(d, name);
+		if (v == NULL)
+			return reply_err("lookup");
+		reply("ok %u", dvshare_var_dv(v)->page_id);
+		dvshare_var_release(v);
+	} else if (strcmp(what, "obj") == 0) {
+		struct dvshare_obj *o = dvshare_obj_lookup(d, name);
+		if (o == NULL)
+			return reply_err("lookup");
+		reply("ok %u", dvshare_obj_id(o));
+		dvshare_obj_release(o);
+	} else {
+		struct dvshare_umem *u = dvshare_umem_lookup(d, name);
+		if (u == NULL)
+			return reply_err("lookup");
+		reply("ok %u", dvshare_umem_id(u));
+		dvshare_umem_release(u);
+	}
+}
+
+static void cmd_engine(const char *dev, int poll)
+{
+	struct dvshare_dev *d = dev_of(dev);
+	struct dvs_sim_engine **e;
+
+	if (d == NULL)
+		return;
+	e = engine_of(dev);
+	if (poll) {
+		if (e == NULL)
+			return reply("err %d no engine", ENOENT);
+		return reply("ok %u", dvs_sim_engine_poll(*e));
+	}
+	for (int i = 0; i < MAX_DEVS; i++) {
+		if (engines[i] == NULL) {
+			engines[i] = dvs_sim_engine_create(dvshare_dev_ctx(d));
+			if (engines[i] == NULL)
+				return reply("err %d engine", errno);
+			snprintf(engine_dev[i], sizeof(engine_dev[i]), "%s", dev);
+			return reply("ok");
+		}
+	}
+	reply("err %d too many engines", ENOSPC);
+}
+
+static void cmd_simstats(const char *dev)
+{
+	struct dvshare_dev *d = dev_of(dev);
+	struct dvs_sim_stats s;
+
+	if (d == NULL)
+		return;
+	if (dvs_sim_stats(dvshare_dev_ctx(d), &s) != 0)
+		return reply("err %d not a sim device", EINVAL);
+	reply("ok %u %u %u", s.vars, s.devx_objs, s.umems);
+}
+
+/* One command line; returns 0 to go on, 1 to quit. */
+static int run(char *line)
+{
+	char a[256] = "", b[256] = "", c[256] = "", t[512] = "";
+	unsigned int x = 0, y = 0, z = 0;
+	struct dvshare_dev *d;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "open %255s %u", a, &x) >= 1) {
+		struct dvshare_dev_conf conf = { x };
+		if (dvshare_dev_open(a, &conf) == NULL)
+			reply_err("open");
+		else
+			reply("ok");
+	} else if (strcmp(line, "status") == 0) {
+		reply("ok %d", dvshare_attach_status());
+	} else if (sscanf(line, "create %255s %255s %255s %u %u", a, b, c, &x, &y) >= 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_create(d, b, c, x, y);
+	} else if (sscanf(line, "lookup %255s %255s %255s", a, b, c) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_lookup(d, b, c);
+	} else if (sscanf(line, "setmeta %255s %255s %511s", a, b, t) == 3) {
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		if (dvshare_set_meta(d, b, t, strlen(t)) != 0)
+			reply_err("setmeta");
+		else
+			reply("ok");
+	} else if (sscanf(line, "getmeta %255s %255s", a, b) == 2) {
+		int n;
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		n = dvshare_get_meta(d, b, t, DVSHARE_META_MAX);
+		if (n < 0)
+			return reply_err("getmeta"), 0;
+		t[n] = '\0';
+		reply("ok %s", t);
+	} else if (sscanf(line, "ring %255s %255s %u %u %u", a, b, &x, &y, &z) == 5) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_ring(d, b, x, y, z);
+	} else if (sscanf(line, "peek %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_peek(d, b, x);
+	} else if (sscanf(line, "kicks %255s %255s", a, b) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_kicks(d, b);
+	} else if (sscanf(line, "engine %255s", a) == 1) {
+		cmd_engine(a, 0);
+	} else if (sscanf(line, "poll %255s", a) == 1) {
+		cmd_engine(a, 1);
+	} else if (sscanf(line, "query %255s %255s", a, b) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_obj_query(d, b);
+	} else if (sscanf(line, "modify %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_obj_modify(d, b, x);
+	} else if (sscanf(line, "count %255s", a) == 1) {
+		unsigned int n = 0;
+		if ((d = dev_of(a)) != NULL) {
+			if (dvshare_foreach(d, count_cb, &n) != 0)
+				reply_err("foreach");
+			else
+				reply("ok %u", n);
+		}
+	} else if (sscanf(line, "bulk %255s %u", a, &x) == 2) {
+		if ((d = dev_of(a)) != NULL) {
+			if (bulk_publish(d, x) != 0)
+				reply_err("bulk");
+			else
+				reply("ok");
+		}
+	} else if (sscanf(line, "checkbulk %255s %u", a, &x) == 2) {
+		if ((d = dev_of(a)) != NULL) {
+			if (bulk_check(d, x) != 0)
+				reply_err("checkbulk");
+			else
+				reply("ok");
+		}
+	} else if (strcmp(line, "events") == 0) {
+		reply("ok %u %u %u %s", __atomic_load_n(&ev_published, __ATOMIC_RELAXED),
+		      __atomic_load_n(&ev_attached, __ATOMIC_RELAXED),
+		      __atomic_load_n(&ev_detached, __ATOMIC_RELAXED),
+		      ev_last[0] ? ev_last : "-");
+	} else if (sscanf(line, "simstats %255s", a) == 1) {
+		cmd_simstats(a);
+	} else if (sscanf(line, "close %255s", a) == 1) {
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		if (dvshare_dev_close(d) != 0)
+			reply_err("close");
+		else
+			reply("ok");
+	} else if (strcmp(line, "quit") == 0) {
+		return 1;
+	} else {
+		reply("err %d unknown command: %s", EINVAL, line);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char line[512];
+	int rc;
+
+	rc = rte_eal_init(argc, argv);
+	if (rc < 0) {
+		printf("@@ err %d eal init: %s\n", rte_errno, rte_strerror(rte_errno));
+		return 1;
+	}
+	dvshare_event_register(NULL, on_event, NULL);
+	reply("ready %s %d", rte_eal_process_type() == RTE_PROC_PRIMARY ? "primary" : "secondary",
+	      (int)getpid());
+	while (fgets(line, sizeof(line), stdin) != NULL)
+		if (run(line))
+			break;
+	for (int i = 0; i < MAX_DEVS; i++)
+		dvs_sim_engine_destroy(engines[i]);
+	rte_eal_cleanup();
+	reply("bye");
+	return 0;
+}

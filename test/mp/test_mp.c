@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Suites mp and hw: a real primary and real secondaries (mp_peer), sharing
+ * a device through dvshare. Default device: sim0. With --hw, the ibdev
+ * named by DVSHARE_HW_IBDEV (or the hw_ibdev Meson option) is used and the
+ * checks that need the software engine are left out.
+ *
+ * argv: PEER PLAIN_PRIMARY [--hw IBDEV]
+ */
+#include "dvs_cunit.h"
+#include "mp_harness.h"
+
+static const char *dev0 = "sim0"; /* the device every scenario shares */
+static int hw;
+
+/* A scenario's processes; cleaned up whatever happened. */
+struct scene {
+	char prefix[96];
+	struct peer prim;
+	struct peer sec[4];
+	int nsec;
+};
+
+static int scene_start(struct scene *s, const char *tag)
+{
+	memset(s, 0, sizeof(*s));
+	mp_prefix(s->prefix, sizeof(s->prefix), tag);
+	mp_cleanup(s->prefix);
+	return peer_start(&s->prim, s->prefix, 1);
+}
+
+static struct peer *scene_secondary(struct scene *s)
+{
+	struct peer *p = &s->sec[s->nsec];
+
+	if (peer_start(p, s->prefix, 0) != 0)
+		return NULL;
+	s->nsec++;
+	return p;
+}
+
+static void scene_end(struct scene *s)
+{
+	for (int i = 0; i < s->nsec; i++)
+		if (s->sec[i].pid > 0)
+			CU_ASSERT_EQUAL(peer_stop(&s->sec[i]), 0);
+	if (s->prim.pid > 0)
+		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
+	mp_cleanup(s->prefix);
+}
+
+#define OK(p, ...)                                                            \
+	do {                                                                  \
+		const char *r_ = peer_cmd((p), __VA_ARGS__);                  \
+		if (!is_ok(r_))                                               \
+			fprintf(stderr, "%s:%d: '%s' -> %s\n", __FILE__, __LINE__, #__VA_ARGS__, r_); \
+		CU_ASSERT(is_ok(r_));                                         \
+	} while (0)
+
+/* Poll a peer's event counters until "published" reaches @want. */
+static int wait_published(struct peer *p, unsigned int want)
+{
+	for (int i = 0; i < 300; i++) {
+		const char *r = peer_cmd(p, "events");
+		if (ok_num(r) >= (long)want)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Everything the primary published is there right after rte_eal_init. */
+static void test_visible_after_eal_init(void)
+{
+	struct scene s;
+	long page, obj, umem;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "visible"), 0);
+	OK(&s.prim, "open %s", dev0);
+	page = ok_num(peer_cmd(&s.prim, "create %s var db0", dev0));
+	obj = ok_num(peer_cmd(&s.prim, "create %s obj q0 3 256", dev0));
+	umem = ok_num(peer_cmd(&s.prim, "create %s umem m0 0", dev0));
+	CU_ASSERT(page >= 0 && obj > 0 && umem > 0);
+	for (int i = 0; i < 3; i++) {
+		struct peer *p = scene_secondary(&s);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "status")), 1);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 3);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s var db0", dev0)), page);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s obj q0", dev0)), obj);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s umem m0", dev0)), umem);
+		CU_ASSERT_STRING_EQUAL(peer_cmd(p, "query %s q0", dev0), "ok 3 256 0");
+		/* A name of the wrong type is not found. */
+		CU_ASSERT_FALSE(is_ok(peer_cmd(p, "lookup %s var q0", dev0)));
+		CU_ASSERT_FALSE(is_ok(peer_cmd(p, "lookup %s obj nope", dev0)));
+	}
+	/* The primary saw each secondary attach. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "events"), "ok 0 3 0", 8), 0);
+	scene_end(&s);
+}
+
+/* A doorbell written by a secondary reaches the primary's mapping and the
+ * device engine. */
+static void test_doorbell_reaches_primary_and_engine(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "doorbell"), 0);
+	OK(&s.prim, "open %s", dev0);
+	OK(&s.prim, "create %s var db0", dev0);
+	a = scene_secondary(&s);
+	b = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* Outside the engine's register window: a plain shared store. */
+	OK(a, "ring %s db0 1024 305419896 1", dev0);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "peek %s db0 1024", dev0), "ok 305419896");
+	CU_ASSERT_STRING_EQUAL(peer_cmd(b, "peek %s db0 1024", dev0), "ok 305419896");
+	if (!hw) {
+		OK(&s.prim, "engine %s", dev0);
+		OK(a, "ring %s db0 0 7 1", dev0);
+		OK(b, "ring %s db0 4 9 1", dev0);
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "poll %s", dev0), "ok 2");
+		OK(a, "ring %s db0 0 11 1", dev0);
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "poll %s", dev0), "ok 1");
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "kicks %s db0", dev0), "ok 3 11");
+	}
+	scene_end(&s);
+}
+
+static void test_metadata_roundtrip(void)
+{
+	struct scene s;
+	struct peer *p;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "meta"), 0);
+	OK(&s.prim, "open %s", dev0);
+	OK(&s.prim, "create %s obj q1 1 128", dev0);
+	OK(&s.prim, "setmeta %s q1 queue=1,size=128", dev0);
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "getmeta %s q1", dev0), "ok queue=1,size=128");
+	OK(&s.prim, "setmeta %s q1 queue=1,size=256", dev0);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "getmeta %s q1", dev0), "ok queue=1,size=256");
+	/* Secondaries cannot write metadata; unknown names are refused. */
+	CU_ASSERT_FALSE(is_ok(peer_cmd(p, "setmeta %s q1 x", dev0)));
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "setmeta %s nope x", dev0)));
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim,
+		"setmeta %s q1 %0129d", dev0, 0))); /* 129 bytes: too long */
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "getmeta %s q1", dev0), "ok queue=1,size=256");
+	scene_end(&s);
+}
+
+/* Objects published after a secondary started: announced, then imported
+ * at the first lookup. */
+static void test_late_publish(void)
+{
+	struct scene s;
+	struct peer *p;
+	long page;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "late"), 0);
+	OK(&s.prim, "open %s", dev0);
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 0);
+	page = ok_num(peer_cmd(&s.prim, "create %s var late0", dev0));
+	OK(&s.prim, "create %s obj lateq 5 64", dev0);
+	CU_ASSERT_TRUE(wait_published(p, 2));
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s var late0", dev0)), page);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "query %s lateq", dev0), "ok 5 64 0");
+	OK(p, "modify %s lateq 1", dev0);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s lateq", dev0), "ok 5 64 1");
+	scene_end(&s);
+}
+
+/* Several devices, more than fit in one attach message. */
+static void test_many_devices(void)
+{
+	struct scene s;
+	struct peer *p;
+	int ndev = hw ? 1 : 6;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "devs"), 0);
+	for (int i = 0; i < ndev; i++) {
+		char d[16];
+		snprintf(d, sizeof(d), "sim%d", i);
+		OK(&s.prim, "open %s", hw ? dev0 : d);
+		OK(&s.prim, "create %s var v%d", hw ? dev0 : d, i);
+	}
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "status")), ndev);
+	for (int i = 0; i < ndev; i++) {
+		char d[16];
+		snprintf(d, sizeof(d), "sim%d", i);
+		OK(p, "lookup %s var v%d", hw ? dev0 : d, i);
+		/* Each device's objects live on that device only. */
+		if (!hw && i > 0)
+			CU_ASSERT_FALSE(is_ok(peer_cmd(p, "lookup sim0 var v%d", i)));
+	}
+	scene_end(&s);
+}
+
+/* A device opened after the secondary attached is found on lookup. */
+static void test_late_device(void)
+{
+	struct scene s;
+	struct peer *p;
+
+	if (hw)
+		return;
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "latedev"), 0);
+	OK(&s.prim, "open sim0");
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	OK(&s.prim, "open sim3");
+	OK(&s.prim, "create sim3 var x");
+	OK(p, "lookup sim3 var x");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(p, "lookup sim5 var x")));
+	scene_end(&s);
+}
+
+static void test_thousand_objects(void)
+{
+	struct scene s;
+	struct peer *p;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "thousand"), 0);
+	OK(&s.prim, "open %s", dev0);
+	OK(&s.prim, "bulk %s 1000", dev0);
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 1000);
+	OK(p, "checkbulk %s 1000", dev0);
+	scene_end(&s);
+}
+
+/* A secondary leaving (by close and by exit) destroys nothing. */
+static void test_secondary_exit_keeps_objects(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "exit"), 0);
+	OK(&s.prim, "open %s", dev0);
+	OK(&s.prim, "create %s var db0", dev0);
+	OK(&s.prim, "create %s obj q0 0 64", dev0);
+	OK(&s.prim, "create %s umem m0 0", dev0);
+	a = scene_secondary(&s);
+	b = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	OK(a, "lookup %s obj q0", dev0);
+	OK(a, "ring %s db0 1024 1 1", dev0);
+	OK(a, "close %s", dev0);
+	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	if (!hw)
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 1 1 1");
+	CU_ASSERT_STRING_EQUAL(peer_cmd(b, "query %s q0", dev0), "ok 0 64 0");
+	OK(b, "modify %s q0 1", dev0);
+	OK(b, "ring %s db0 1024 2 1", dev0);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "peek %s db0 1024", dev0), "ok 2");
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s q0", dev0), "ok 0 64 1");
+	/* The primary heard the explicit detach. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "events"), "ok 0 2 1", 8), 0);
+	scene_end(&s);
+}
+
+/* A primary that does not use dvshare: the secondary attaches nothing,
+ * promptly, and runs normally. */
+static void test_primary_without_dvshare(void)
+{
+	struct scene s;
+	struct peer *p;
+	struct timespec t0, t1;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	memset(&s, 0, sizeof(s));
+	mp_prefix(s.prefix, sizeof(s.prefix), "plain");
+	mp_cleanup(s.prefix);
+	CU_ASSERT_EQUAL_FATAL(peer_start_prog(&s.prim, mp_plain_prog, s.prefix, 1), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p = scene_secondary(&s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "status"), "ok 0");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(p, "lookup %s var x", dev0)));
+	/* No attach timeout was waited out (that would be 5 s). */
+	CU_ASSERT(t1.tv_sec - t0.tv_sec < 5);
+	/* The plain primary gets "quit" as an ordinary line and ends on EOF. */
+	close(s.prim.to);
+	s.prim.to = open("/dev/null", O_WRONLY);
+	CU_ASSERT_EQUAL(peer_stop(p), 0);
+	s.nsec = 0;
+	CU_ASSERT_EQUAL(peer_wait(&s.prim, MP_TIMEOUT_MS), 0);
+	mp_cleanup(s.prefix);
+}
+
+/* Bad input from the application gets a clear error and changes nothing. */
+static void test_publish_errors(void)
+{
+	struct scene s;
+	struct peer *p;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "errors"), 0);
+	OK(&s.prim, "open %s 4", dev0); /* room for 4 objects */
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "open %s", dev0)));  /* already shared */
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "open nosuchdev9")));
+	OK(&s.prim, "create %s var a", dev0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "create %s var a", dev0), "err 17", 6), 0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "create %s obj %064d 0 64", dev0, 0),
+				"err 36", 6), 0); /* ENAMETOOLONG */
+	/* A device failure (queue size 100) publishes nothing. */
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "create %s obj badq 0 100", dev0)));
+	OK(&s.prim, "create %s var b", dev0);
+	OK(&s.prim, "create %s var c", dev0);
+	OK(&s.prim, "create %s var d", dev0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "create %s var e", dev0), "err 28", 6), 0);
+	if (!hw)
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 4 0 0");
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 4);
+	/* Secondaries do not publish. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(p, "create %s var z", dev0), "err 1", 5), 0);
+	scene_end(&s);
+}
+
+static const struct dvs_test_case cases[] = {
+	DVS_TEST(test_visible_after_eal_init),
+	DVS_TEST(test_doorbell_reaches_primary_and_engine),
+	DVS_TEST(test_metadata_roundtrip),
+	DVS_TEST(test_late_publish),
+	DVS_TEST(test_many_devices),
+	DVS_TEST(test_late_device),
+	DVS_TEST(test_thousand_objects),
+	DVS_TEST(test_secondary_exit_keeps_objects),
+	DVS_TEST(test_primary_without_dvshare),
+	DVS_TEST(test_publish_errors),
+	DVS_TEST_END,
+};
+
+static int register_tests(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s PEER PLAIN_PRIMARY [--hw IBDEV]\n", argv[0]);
+		return -1;
+	}
+	mp_peer_prog = argv[1];
+	mp_plain_prog = argv[2];
+	if (argc >= 4 && strcmp(argv[3], "--hw") == 0) {
+		const char *env = getenv("DVSHARE_HW_IBDEV");
+		const char *opt = argc >= 5 ? argv[4] : "";
+		dev0 = env != NULL && env[0] != '\0' ? env : opt;
+		if (dev0[0] == '\0') {
+			printf("hw suite: no device given (set DVSHARE_HW_IBDEV=mlx5_0 or "
+			       "meson configure -Dhw_ibdev=mlx5_0); not run\n");
+			exit(77);
+		}
+		hw = 1;
+		printf("hw suite on %s\n", dev0);
+	}
+	return dvs_cunit_add(hw ? "hw" : "mp", cases);
+}
+
+DVS_CUNIT_MAIN("test_mp", register_tests)
