@@ -18,6 +18,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "app_bulk.h"
 #include "dvs_prm.h"
 #include "dvs_sim.h"
 #include "dvshare.h"
@@ -88,82 +89,6 @@ static int count_cb(struct dvshare_dev *d, const struct dvshare_info *info, void
 	(void)d;
 	(void)info;
 	(*(unsigned int *)arg)++;
-	return 0;
-}
-
-/* Publish @n objects named b<i>: a quarter VARs, a quarter UMEMs, the
- * rest virtio queues, each with 8 bytes of metadata. */
-static int bulk_publish(struct dvshare_dev *d, unsigned int n)
-{
-	static char mem[4096] __attribute__((aligned(4096)));
-	char name[32];
-
-	for (unsigned int i = 0; i < n; i++) {
-		uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
-		uint64_t meta = i;
-		int ok;
-
-		snprintf(name, sizeof(name), "b%u", i);
-		switch (i % 4) {
-		case 0: {
-			struct dvshare_var *v = dvshare_var_alloc(d, name, 0);
-			ok = v != NULL;
-			dvshare_var_release(v);
-			break;
-		}
-		case 1: {
-			struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, sizeof(mem), 0);
-			ok = u != NULL;
-			dvshare_umem_release(u);
-			break;
-		}
-		default: {
-			size_t len = dvs_prm_virtq_create(in, (uint16_t)i, 64, 0);
-			struct dvshare_obj *o = dvshare_obj_create(d, name, in, len, out, sizeof(out));
-			ok = o != NULL;
-			dvshare_obj_release(o);
-			break;
-		}
-		}
-		if (!ok || dvshare_set_meta(d, name, &meta, sizeof(meta)) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Look every b<i> up and check its metadata: -1 on the first miss. */
-static int bulk_check(struct dvshare_dev *d, unsigned int n)
-{
-	char name[32];
-
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t meta = ~0ull;
-		int ok;
-
-		snprintf(name, sizeof(name), "b%u", i);
-		switch (i % 4) {
-		case 0: {
-			struct dvshare_var *v = dvshare_var_lookup(d, name);
-			ok = v != NULL && dvshare_var_addr(v) != NULL;
-			dvshare_var_release(v);
-			break;
-		}
-		case 1: {
-			struct dvshare_umem *u = dvshare_umem_lookup(d, name);
-			ok = u != NULL && dvshare_umem_id(u) != 0;
-			dvshare_umem_release(u);
-			break;
-		}
-		default: {
-			struct dvshare_obj *o = dvshare_obj_lookup(d, name);
-			ok = o != NULL && dvshare_obj_id(o) != 0;
-			dvshare_obj_release(o);
-			break;
-		}
-		}
-		if (!ok || dvshare_get_meta(d, name, &meta, sizeof(meta)) != 8 || meta != i)
-			return -1;
-	}
 	return 0;
 }
 
@@ -331,6 +256,63 @@ static void cmd_simstats(const char *dev)
 	reply("ok %u %u %u", s.vars, s.devx_objs, s.umems);
 }
 
+/* Share a context the application opened itself (the software device's
+ * glue stands in for the application's own rdma-core calls). */
+static void cmd_adopt(const char *name)
+{
+	const struct dvs_glue *g = dvs_sim_glue();
+	struct mlx5dv_context_attr attr = { MLX5DV_CONTEXT_FLAGS_DEVX, 0 };
+	struct ibv_device **list = g->get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+
+	for (int i = 0; list != NULL && list[i] != NULL; i++)
+		if (strcmp(g->get_device_name(list[i]), name) == 0)
+			ctx = g->dv_open_device(list[i], &attr);
+	g->free_device_list(list);
+	if (ctx == NULL)
+		return reply("err %d open", errno);
+	if (dvshare_dev_adopt(ctx, NULL) == NULL) {
+		reply_err("adopt");
+		g->close_device(ctx);
+		return;
+	}
+	reply("ok");
+}
+
+/* Publish an object the application created itself. */
+static void cmd_publish(struct dvshare_dev *d, const char *what, const char *name)
+{
+	const struct dvs_glue *g = dvs_sim_glue();
+	struct ibv_context *ctx = dvshare_dev_ctx(d);
+
+	if (strcmp(what, "var") == 0) {
+		struct mlx5dv_var *dv = g->alloc_var(ctx, 0);
+		struct dvshare_var *v = dv != NULL ? dvshare_var_publish(d, name, dv) : NULL;
+		if (v == NULL) {
+			reply_err("var publish");
+			if (dv != NULL)
+				g->free_var(dv); /* on failure it is still ours */
+			return;
+		}
+		reply("ok %u", dv->page_id);
+		dvshare_var_release(v);
+	} else {
+		uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+		size_t len = dvs_prm_virtq_create(in, 42, 128, 0);
+		struct mlx5dv_devx_obj *dv = g->devx_obj_create(ctx, in, len, out, sizeof(out));
+		struct dvshare_obj *o =
+			dv != NULL ? dvshare_obj_publish(d, name, dv, dvs_prm_out_obj_id(out)) : NULL;
+		if (o == NULL) {
+			reply_err("obj publish");
+			if (dv != NULL)
+				g->devx_obj_destroy(dv);
+			return;
+		}
+		reply("ok %u", dvshare_obj_id(o));
+		dvshare_obj_release(o);
+	}
+}
+
 /* One command line; returns 0 to go on, 1 to quit. */
 static int run(char *line)
 {
@@ -345,6 +327,11 @@ static int run(char *line)
 			reply_err("open");
 		else
 			reply("ok");
+	} else if (sscanf(line, "adopt %255s", a) == 1) {
+		cmd_adopt(a);
+	} else if (sscanf(line, "publish %255s %255s %255s", a, b, c) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_publish(d, b, c);
 	} else if (strcmp(line, "status") == 0) {
 		reply("ok %d", dvshare_attach_status());
 	} else if (sscanf(line, "create %255s %255s %255s %u %u", a, b, c, &x, &y) >= 3) {
@@ -398,14 +385,14 @@ static int run(char *line)
 		}
 	} else if (sscanf(line, "bulk %255s %u", a, &x) == 2) {
 		if ((d = dev_of(a)) != NULL) {
-			if (bulk_publish(d, x) != 0)
+			if (app_bulk_publish(d, "b", 0, x) != 0)
 				reply_err("bulk");
 			else
 				reply("ok");
 		}
 	} else if (sscanf(line, "checkbulk %255s %u", a, &x) == 2) {
 		if ((d = dev_of(a)) != NULL) {
-			if (bulk_check(d, x) != 0)
+			if (app_bulk_check(d, "b", 0, x) != 0)
 				reply_err("checkbulk");
 			else
 				reply("ok");

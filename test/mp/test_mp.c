@@ -337,6 +337,33 @@ static void test_publish_errors(void)
 	scene_end(&s);
 }
 
+/* A context the application opened itself, and objects it made itself. */
+static void test_adopt_and_publish(void)
+{
+	struct scene s;
+	struct peer *p;
+	long page, obj;
+
+	if (hw)
+		return; /* needs the application-side glue of the sim */
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "adopt"), 0);
+	OK(&s.prim, "adopt sim2");
+	page = ok_num(peer_cmd(&s.prim, "publish sim2 var own-db"));
+	obj = ok_num(peer_cmd(&s.prim, "publish sim2 obj own-q"));
+	CU_ASSERT(page >= 0 && obj > 0);
+	/* A duplicate name is refused and the object stays the caller's. */
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "publish sim2 var own-db")));
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats sim2"), "ok 1 1 0");
+	p = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup sim2 var own-db")), page);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "query sim2 own-q"), "ok 42 128 0");
+	OK(p, "ring sim2 own-db 1024 5 1");
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "peek sim2 own-db 1024"), "ok 5");
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_visible_after_eal_init),
 	DVS_TEST(test_doorbell_reaches_primary_and_engine),
@@ -348,6 +375,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_exit_keeps_objects),
 	DVS_TEST(test_primary_without_dvshare),
 	DVS_TEST(test_publish_errors),
+	DVS_TEST(test_adopt_and_publish),
 	DVS_TEST_END,
 };
 

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "app_bulk.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_errno.h>
+
+#include "dvs_prm.h"
+
+static char umem_page[4096] __attribute__((aligned(4096)));
+
+static int publish_one(struct dvshare_dev *dev, const char *name, unsigned int i)
+{
+	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+
+	switch (i % 4) {
+	case 0: {
+		struct dvshare_var *v = dvshare_var_alloc(dev, name, 0);
+		dvshare_var_release(v);
+		return v != NULL ? 0 : -rte_errno;
+	}
+	case 1: {
+		struct dvshare_umem *u = dvshare_umem_reg(dev, name, umem_page, sizeof(umem_page), 0);
+		dvshare_umem_release(u);
+		return u != NULL ? 0 : -rte_errno;
+	}
+	default: {
+		size_t len = dvs_prm_virtq_create(in, (uint16_t)i, 64, 0);
+		struct dvshare_obj *o = dvshare_obj_create(dev, name, in, len, out, sizeof(out));
+		dvshare_obj_release(o);
+		return o != NULL ? 0 : -rte_errno;
+	}
+	}
+}
+
+static int check_one(struct dvshare_dev *dev, const char *name, unsigned int i)
+{
+	int ok;
+
+	switch (i % 4) {
+	case 0: {
+		struct dvshare_var *v = dvshare_var_lookup(dev, name);
+		ok = v != NULL && dvshare_var_addr(v) != NULL;
+		dvshare_var_release(v);
+		break;
+	}
+	case 1: {
+		struct dvshare_umem *u = dvshare_umem_lookup(dev, name);
+		ok = u != NULL && dvshare_umem_id(u) != 0;
+		dvshare_umem_release(u);
+		break;
+	}
+	default: {
+		struct dvshare_obj *o = dvshare_obj_lookup(dev, name);
+		ok = o != NULL && dvshare_obj_id(o) != 0;
+		dvshare_obj_release(o);
+		break;
+	}
+	}
+	return ok ? 0 : -rte_errno;
+}
+
+int app_bulk_publish(struct dvshare_dev *dev, const char *prefix, unsigned int first,
+		     unsigned int n)
+{
+	char name[DVSHARE_NAME_MAX];
+
+	for (unsigned int i = first; i < first + n; i++) {
+		uint64_t meta = i;
+		int rc;
+
+		snprintf(name, sizeof(name), "%s%u", prefix, i);
+		rc = publish_one(dev, name, i);
+		if (rc == 0)
+			rc = dvshare_set_meta(dev, name, &meta, sizeof(meta));
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int app_bulk_check(struct dvshare_dev *dev, const char *prefix, unsigned int first,
+		   unsigned int n)
+{
+	char name[DVSHARE_NAME_MAX];
+
+	for (unsigned int i = first; i < first + n; i++) {
+		uint64_t meta = ~0ull;
+		int rc;
+
+		snprintf(name, sizeof(name), "%s%u", prefix, i);
+		rc = check_one(dev, name, i);
+		if (rc != 0)
+			return rc;
+		if (dvshare_get_meta(dev, name, &meta, sizeof(meta)) != (int)sizeof(meta) ||
+		    meta != i)
+			return -EBADMSG;
+	}
+	return 0;
+}

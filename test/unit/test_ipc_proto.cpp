@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Suite unit: decoding of dvshare's rte_mp messages. */
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include <unistd.h>
+
+#include "dvs_cunit.h"
+#include "ipc_proto.h"
+#include "registry_layout.h"
+
+using namespace dvs;
+
+namespace {
+
+void test_attach_req_roundtrip()
+{
+	struct rte_mp_msg m;
+	AttachReq req{ mp_hdr(), 4 }, out;
+	std::string why;
+
+	mp_pack(&m, kActAttach, req);
+	CU_ASSERT_STRING_EQUAL(m.name, kActAttach);
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), 0);
+	CU_ASSERT_EQUAL(out.start, 4u);
+	CU_ASSERT_EQUAL(out.hdr.pid, getpid());
+}
+
+void test_wrong_sizes_and_fds()
+{
+	struct rte_mp_msg m;
+	AttachReq req{ mp_hdr(), 0 }, out;
+	std::string why;
+
+	mp_pack(&m, kActAttach, req);
+	m.len_param -= 1;
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
+	mp_pack(&m, kActAttach, req);
+	m.num_fds = 1;
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
+	mp_pack(&m, kActAttach, req);
+	reinterpret_cast<AttachReq *>(m.param)->hdr.magic = 0;
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
+	mp_pack(&m, kActAttach, req);
+	reinterpret_cast<AttachReq *>(m.param)->hdr.pid = 0;
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
+}
+
+void test_version_mismatch_names_both()
+{
+	struct rte_mp_msg m;
+	AttachReq req{ mp_hdr(), 0 }, out;
+	std::string why;
+
+	req.hdr.lib_version = (3u << 16) | (1u << 8) | 4u;
+	mp_pack(&m, kActAttach, req);
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "3.1.4"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "0.1.0"));
+	/* A later protocol with a bigger message is still recognised. */
+	uint8_t bigger[sizeof(AttachReq) + 16] = {};
+	MpHdr h = mp_hdr();
+	h.proto = kMpProto + 1;
+	memcpy(bigger, &h, sizeof(h));
+	memset(&m, 0, sizeof(m));
+	m.len_param = sizeof(bigger);
+	memcpy(m.param, bigger, sizeof(bigger));
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "protocol 2"));
+}
+
+void test_attach_rep_counts()
+{
+	struct rte_mp_msg m;
+	AttachRep rep{}, out;
+	std::string why;
+
+	rep.hdr = mp_hdr();
+	rep.total = 6;
+	rep.start = 4;
+	rep.count = 2;
+	mp_pack(&m, kActAttach, rep);
+	m.num_fds = 4;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
+	m.num_fds = 3; /* two devices need four fds */
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.count = 5; /* more than fit in a message */
+	mp_pack(&m, kActAttach, rep);
+	m.num_fds = 8;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.count = 3; /* past the total */
+	mp_pack(&m, kActAttach, rep);
+	m.num_fds = 6;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.count = 0;
+	rep.status = -EPROTO;
+	mp_pack(&m, kActAttach, rep);
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
+	CU_ASSERT_EQUAL(out.status, -EPROTO);
+	rep.status = 5;
+	mp_pack(&m, kActAttach, rep);
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+}
+
+void test_event_and_detach_strings()
+{
+	struct rte_mp_msg m;
+	EventMsg ev{}, eo;
+	DetachMsg dm{}, dout;
+	std::string why;
+
+	ev.hdr = mp_hdr();
+	ev.event = DVSHARE_EVENT_PUBLISHED;
+	strcpy(ev.ibdev, "sim0");
+	strcpy(ev.name, "q0");
+	mp_pack(&m, kActEvent, ev);
+	CU_ASSERT_EQUAL(decode_event(m, &eo, &why), 0);
+	CU_ASSERT_STRING_EQUAL(eo.name, "q0");
+	memset(reinterpret_cast<EventMsg *>(m.param)->name, 'x', DVSHARE_NAME_MAX);
+	CU_ASSERT_EQUAL(decode_event(m, &eo, &why), -EBADMSG);
+	ev.event = 99;
+	mp_pack(&m, kActEvent, ev);
+	CU_ASSERT_EQUAL(decode_event(m, &eo, &why), -EBADMSG);
+	dm.hdr = mp_hdr();
+	memset(dm.ibdev, 'y', sizeof(dm.ibdev));
+	mp_pack(&m, kActDetach, dm);
+	CU_ASSERT_EQUAL(decode_detach(m, &dout, &why), -EBADMSG);
+	dm.ibdev[5] = '\0';
+	mp_pack(&m, kActDetach, dm);
+	CU_ASSERT_EQUAL(decode_detach(m, &dout, &why), 0);
+}
+
+const dvs_test_case cases[] = {
+	DVS_TEST(test_attach_req_roundtrip),
+	DVS_TEST(test_wrong_sizes_and_fds),
+	DVS_TEST(test_version_mismatch_names_both),
+	DVS_TEST(test_attach_rep_counts),
+	DVS_TEST(test_event_and_detach_strings),
+	DVS_TEST_END,
+};
+
+int register_tests(int, char **)
+{
+	return dvs_cunit_add("ipc_proto", cases);
+}
+
+} // namespace
+
+DVS_CUNIT_MAIN("test_ipc_proto", register_tests)

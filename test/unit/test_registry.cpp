@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Suite unit: the registry (names, probing, seqlock, validation, seals). */
+#include <atomic>
+#include <cerrno>
+#include <thread>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dvs_cunit.h"
+#include "registry.h"
+
+using namespace dvs;
+
+namespace {
+
+const struct mlx5dv_export_sizes kSizes = { 32, 16, 32 };
+
+RegEntry entry(const char *name, uint32_t type = DVSHARE_TYPE_VAR, uint32_t id = 7)
+{
+	RegEntry e{};
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	e.type = type;
+	e.id = id;
+	e.blob_len = 16;
+	memset(e.blob, 0xab, e.blob_len);
+	return e;
+}
+
+void test_check_name()
+{
+	char long_name[DVSHARE_NAME_MAX + 1];
+
+	CU_ASSERT_EQUAL(check_name("rxq0"), 0);
+	CU_ASSERT_EQUAL(check_name("a.b-c_d:9"), 0);
+	CU_ASSERT_EQUAL(check_name(nullptr), -EINVAL);
+	CU_ASSERT_EQUAL(check_name(""), -EINVAL);
+	CU_ASSERT_EQUAL(check_name("has space"), -EINVAL);
+	CU_ASSERT_EQUAL(check_name("tab\t"), -EINVAL);
+	CU_ASSERT_EQUAL(check_name("\x7f"), -EINVAL);
+	memset(long_name, 'x', sizeof(long_name));
+	long_name[DVSHARE_NAME_MAX - 1] = '\0';
+	CU_ASSERT_EQUAL(check_name(long_name), 0); /* 63 bytes fit */
+	long_name[DVSHARE_NAME_MAX - 1] = 'x';
+	long_name[DVSHARE_NAME_MAX] = '\0';
+	CU_ASSERT_EQUAL(check_name(long_name), -ENAMETOOLONG);
+}
+
+void test_insert_find()
+{
+	Registry r;
+	RegEntry snap;
+	uint32_t slot, s2;
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16), 0);
+	CU_ASSERT_EQUAL(r.nslots(), 32u);
+	CU_ASSERT_EQUAL(r.insert(entry("a", DVSHARE_TYPE_OBJ, 99), &slot), 0);
+	CU_ASSERT_EQUAL(r.find("a", &snap, &s2), 0);
+	CU_ASSERT_EQUAL(s2, slot);
+	CU_ASSERT_EQUAL(snap.id, 99u);
+	CU_ASSERT_EQUAL(snap.type, (uint32_t)DVSHARE_TYPE_OBJ);
+	CU_ASSERT_EQUAL(snap.gen, 1u);
+	CU_ASSERT_EQUAL(r.find("b", &snap, &s2), -ENOENT);
+	CU_ASSERT_EQUAL(r.insert(entry("a"), &s2), -EEXIST);
+	CU_ASSERT_EQUAL(r.hdr()->live, 1u);
+	CU_ASSERT_STRING_EQUAL(r.hdr()->ibdev, "sim0");
+	CU_ASSERT_STRING_EQUAL(r.hdr()->provider, "sim");
+	CU_ASSERT_EQUAL(r.hdr()->export_umem, 16u);
+}
+
+void test_capacity()
+{
+	Registry r;
+	uint32_t slot;
+	char n[16];
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 8), 0);
+	for (int i = 0; i < 8; i++) {
+		snprintf(n, sizeof(n), "o%d", i);
+		CU_ASSERT_EQUAL(r.insert(entry(n), &slot), 0);
+	}
+	CU_ASSERT_EQUAL(r.insert(entry("full"), &slot), -ENOSPC);
+	CU_ASSERT_EQUAL(r.hdr()->live, 8u);
+	for (int i = 0; i < 8; i++) {
+		RegEntry snap;
+		snprintf(n, sizeof(n), "o%d", i);
+		CU_ASSERT_EQUAL(r.find(n, &snap, &slot), 0);
+	}
+}
+
+/* Removal leaves a tombstone: names further down the probe path are still
+ * found, and the slot is reused with a new generation. */
+void test_tombstones()
+{
+	Registry r;
+	RegEntry snap;
+	uint32_t slots[40], slot;
+	char n[16];
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 32), 0);
+	for (int i = 0; i < 32; i++) {
+		snprintf(n, sizeof(n), "t%d", i);
+		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n), &slots[i]), 0);
+	}
+	for (int i = 0; i < 32; i += 2)
+		r.remove(slots[i]);
+	CU_ASSERT_EQUAL(r.hdr()->live, 16u);
+	for (int i = 0; i < 32; i++) {
+		snprintf(n, sizeof(n), "t%d", i);
+		CU_ASSERT_EQUAL(r.find(n, &snap, &slot), i % 2 ? 0 : -ENOENT);
+	}
+	CU_ASSERT_EQUAL(r.read(slots[0], &snap), 0);
+	CU_ASSERT_EQUAL(snap.state, (uint32_t)EntryState::Tombstone);
+	/* Same name back: same probe path, reuses a tombstone, new generation. */
+	CU_ASSERT_EQUAL(r.insert(entry("t0"), &slot), 0);
+	CU_ASSERT_EQUAL(r.read(slot, &snap), 0);
+	CU_ASSERT(snap.gen >= 1u);
+	/* A live name past a tombstone cannot be inserted twice. */
+	for (int i = 1; i < 32; i += 2) {
+		snprintf(n, sizeof(n), "t%d", i);
+		CU_ASSERT_EQUAL(r.insert(entry(n), &slot), -EEXIST);
+	}
+}
+
+void test_churn_keeps_lookups_bounded()
+{
+	Registry r;
+	uint32_t slot;
+	char n[32];
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 64), 0);
+	for (int i = 0; i < 20000; i++) {
+		snprintf(n, sizeof(n), "churn%d", i);
+		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n), &slot), 0);
+		r.remove(slot);
+	}
+	CU_ASSERT_EQUAL(r.hdr()->live, 0u);
+	CU_ASSERT(r.hdr()->max_probe < r.nslots());
+	CU_ASSERT_EQUAL(r.insert(entry("after"), &slot), 0);
+}
+
+void test_meta()
+{
+	Registry r;
+	RegEntry snap;
+	uint32_t slot;
+	uint8_t big[DVSHARE_META_MAX + 1] = {};
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 4), 0);
+	CU_ASSERT_EQUAL(r.insert(entry("m"), &slot), 0);
+	CU_ASSERT_EQUAL(r.set_meta(slot, "hello", 5), 0);
+	CU_ASSERT_EQUAL(r.read(slot, &snap), 0);
+	CU_ASSERT_EQUAL(snap.meta_len, 5);
+	CU_ASSERT_EQUAL(memcmp(snap.meta, "hello", 5), 0);
+	CU_ASSERT_EQUAL(r.set_meta(slot, big, sizeof(big)), -EMSGSIZE);
+	CU_ASSERT_EQUAL(r.read(slot, &snap), 0);
+	CU_ASSERT_EQUAL(snap.meta_len, 5); /* unchanged */
+	CU_ASSERT_EQUAL(snap.seq % 2, 0u);
+}
+
+/* A reader racing the writer never sees a torn entry: the writer fills all
+ * metadata bytes with one value per round, the reader checks they agree. */
+void test_seqlock_no_torn_reads()
+{
+	Registry r;
+	uint32_t slot;
+	std::atomic<bool> stop{false};
+	std::atomic<uint64_t> torn{0}, reads{0};
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(r.insert(entry("race"), &slot), 0);
+	std::thread reader([&] {
+		RegEntry snap;
+		while (!stop.load()) {
+			if (r.read(slot, &snap) != 0)
+				continue;
+			for (int i = 1; i < DVSHARE_META_MAX; i++)
+				if (snap.meta[i] != snap.meta[0]) {
+					torn++;
+					break;
+				}
+			reads++;
+		}
+	});
+	uint8_t buf[DVSHARE_META_MAX];
+	for (int round = 0; round < 200000; round++) {
+		memset(buf, round & 0xff, sizeof(buf));
+		r.set_meta(slot, buf, sizeof(buf));
+	}
+	/* Keep writing until the reader has had a fair number of looks. */
+	for (int round = 0; reads.load() < 1000 && round < 50000000; round++) {
+		memset(buf, round & 0xff, sizeof(buf));
+		r.set_meta(slot, buf, sizeof(buf));
+	}
+	stop = true;
+	reader.join();
+	CU_ASSERT(reads.load() >= 1000);
+	CU_ASSERT_EQUAL(torn.load(), 0u);
+}
+
+/* What a secondary gets: read-only, sealed, validated. */
+void test_readonly_fd_and_seals()
+{
+	Registry r, ro;
+	std::string why;
+	RegEntry snap;
+	uint32_t slot;
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, 16), 0);
+	CU_ASSERT_EQUAL(r.insert(entry("x"), &slot), 0);
+	int fd = dup(r.ro_fd());
+	CU_ASSERT_EQUAL((fcntl(fd, F_GETFL) & O_ACCMODE), O_RDONLY);
+	/* No writable mapping, no write, no resize through it. */
+	CU_ASSERT_EQUAL(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
+	CU_ASSERT_EQUAL(write(fd, "x", 1), -1);
+	CU_ASSERT_NOT_EQUAL(ftruncate(fd, 0), 0);
+	/* Reopening it read-write does not help either: the memfd is sealed. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rw = open(path, O_RDWR);
+	if (rw >= 0) {
+		CU_ASSERT_EQUAL(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0), MAP_FAILED);
+		CU_ASSERT_EQUAL(pwrite(rw, "x", 1, 0), -1);
+		CU_ASSERT_NOT_EQUAL(ftruncate(rw, 4096), 0);
+		close(rw);
+	}
+	CU_ASSERT_EQUAL_FATAL(ro.attach(Fd(fd), &why), 0);
+	CU_ASSERT_EQUAL(ro.find("x", &snap, &slot), 0);
+	/* A later write by the primary is seen through the read-only view. */
+	CU_ASSERT_EQUAL(r.set_meta(slot, "m", 1), 0);
+	CU_ASSERT_EQUAL(ro.find("x", &snap, &slot), 0);
+	CU_ASSERT_EQUAL(snap.meta_len, 1);
+	r.mark_closed();
+	CU_ASSERT_TRUE(ro.closed());
+}
+
+void test_attach_refuses_garbage()
+{
+	Registry ro;
+	std::string why;
+	int fd = memfd_create("garbage", 0);
+
+	CU_ASSERT_EQUAL(ftruncate(fd, 1 << 16), 0);
+	CU_ASSERT_EQUAL(ro.attach(Fd(fd), &why), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why.c_str(), "not a dvshare registry (bad magic)");
+	int p[2];
+	CU_ASSERT_EQUAL(pipe(p), 0);
+	close(p[1]);
+	CU_ASSERT_EQUAL(ro.attach(Fd(p[0]), &why), -EINVAL);
+}
+
+void test_validate_header()
+{
+	Registry r;
+	std::string why;
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16), 0);
+	const size_t size = reg_file_size(r.nslots());
+	RegHeader h = *r.hdr();
+	CU_ASSERT_EQUAL(validate_header(h, size, &why), 0);
+	CU_ASSERT_EQUAL(validate_header(h, size - 1, &why), -EINVAL);
+	RegHeader bad = h;
+	bad.layout_version = 99;
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "layout 99"));
+	bad = h;
+	bad.lib_version = 0x020000;
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "dvshare 2.0.0"));
+	bad = h;
+	bad.nslots = 33;
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+	bad = h;
+	bad.max_probe = bad.nslots;
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+	bad = h;
+	bad.export_var = kBlobMax + 1;
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+	bad = h;
+	memset(bad.ibdev, 'x', sizeof(bad.ibdev));
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+}
+
+void test_validate_entry()
+{
+	RegEntry e = entry("ok");
+
+	e.state = static_cast<uint32_t>(EntryState::Live);
+	CU_ASSERT_TRUE(validate_entry(e));
+	RegEntry bad = e;
+	bad.state = 7;
+	CU_ASSERT_FALSE(validate_entry(bad));
+	bad = e;
+	bad.type = 9;
+	CU_ASSERT_FALSE(validate_entry(bad));
+	bad = e;
+	bad.blob_len = kBlobMax + 1;
+	CU_ASSERT_FALSE(validate_entry(bad));
+	bad = e;
+	bad.meta_len = DVSHARE_META_MAX + 1;
+	CU_ASSERT_FALSE(validate_entry(bad));
+	bad = e;
+	memset(bad.name, 'n', sizeof(bad.name));
+	CU_ASSERT_FALSE(validate_entry(bad));
+	bad = e;
+	bad.state = static_cast<uint32_t>(EntryState::Tombstone);
+	bad.type = 0;
+	CU_ASSERT_TRUE(validate_entry(bad));
+}
+
+const dvs_test_case cases[] = {
+	DVS_TEST(test_check_name),
+	DVS_TEST(test_insert_find),
+	DVS_TEST(test_capacity),
+	DVS_TEST(test_tombstones),
+	DVS_TEST(test_churn_keeps_lookups_bounded),
+	DVS_TEST(test_meta),
+	DVS_TEST(test_seqlock_no_torn_reads),
+	DVS_TEST(test_readonly_fd_and_seals),
+	DVS_TEST(test_attach_refuses_garbage),
+	DVS_TEST(test_validate_header),
+	DVS_TEST(test_validate_entry),
+	DVS_TEST_END,
+};
+
+int register_tests(int, char **)
+{
+	return dvs_cunit_add("registry", cases);
+}
+
+} // namespace
+
+DVS_CUNIT_MAIN("test_registry", register_tests)
