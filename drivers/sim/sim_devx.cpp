@@ -156,6 +156,23 @@ int kernel_check_cmd(SimDevxObj *o, Kobj **k, uint16_t opcode, const void *in,
 	return 0;
 }
 
+/* Query and modify: kernel checks under the ufile lock, then @fw runs the
+ * command on the live object with its context size. */
+template <typename Fn>
+int run_cmd(struct mlx5dv_devx_obj *obj, uint16_t opcode, const void *in, size_t inlen,
+	    void *out, size_t outlen, Fn &&fw)
+{
+	if (obj == nullptr)
+		return fail(EINVAL);
+	SimDevxObj *o = to_obj(obj);
+	UfileLock lock(o->ctx->ufile.hdr());
+	Kobj *k = nullptr;
+	int err = kernel_check_cmd(o, &k, opcode, in, inlen, out, outlen);
+	if (err != 0)
+		return fail(err);
+	return fw(*k, ctx_size(k->obj_type));
+}
+
 } // namespace
 
 struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
@@ -214,44 +231,34 @@ struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
 int devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
 		   void *out, size_t outlen)
 {
-	if (obj == nullptr)
-		return fail(EINVAL);
-	SimDevxObj *o = to_obj(obj);
-	UfileLock lock(o->ctx->ufile.hdr());
-	Kobj *k = nullptr;
-	int err = kernel_check_cmd(o, &k, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, in, inlen, out, outlen);
-	if (err != 0)
-		return fail(err);
-	size_t csize = ctx_size(k->obj_type);
-	if (outlen < DVS_PRM_HDR_SIZE + csize)
-		return fw_fail(out, outlen, DVS_PRM_STATUS_BAD_OUTPUT_LEN, DVS_SIM_SYND_OUTPUT_LEN);
-	fw_ok(out, k->id);
-	memcpy(static_cast<uint8_t *>(out) + DVS_PRM_HDR_SIZE, k->ctx, csize);
-	return 0;
+	return run_cmd(obj, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, in, inlen, out, outlen,
+		       [&](Kobj &k, size_t csize) {
+		if (outlen < DVS_PRM_HDR_SIZE + csize)
+			return fw_fail(out, outlen, DVS_PRM_STATUS_BAD_OUTPUT_LEN,
+				       DVS_SIM_SYND_OUTPUT_LEN);
+		fw_ok(out, k.id);
+		memcpy(static_cast<uint8_t *>(out) + DVS_PRM_HDR_SIZE, k.ctx, csize);
+		return 0;
+	});
 }
 
 int devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
 		    void *out, size_t outlen)
 {
-	if (obj == nullptr)
-		return fail(EINVAL);
-	SimDevxObj *o = to_obj(obj);
-	UfileLock lock(o->ctx->ufile.hdr());
-	Kobj *k = nullptr;
-	int err = kernel_check_cmd(o, &k, DVS_PRM_CMD_MODIFY_GENERAL_OBJECT, in, inlen, out, outlen);
-	if (err != 0)
-		return fail(err);
-	size_t csize = ctx_size(k->obj_type);
-	if (inlen < DVS_PRM_HDR_SIZE + csize)
-		return fw_fail(out, outlen, DVS_PRM_STATUS_BAD_INPUT_LEN, DVS_SIM_SYND_INPUT_LEN);
-	const auto *mctx = static_cast<const uint8_t *>(in) + DVS_PRM_HDR_SIZE;
-	uint32_t synd = 0;
-	uint8_t status = k->obj_type == DVS_PRM_OBJ_VIRTQ ? virtq_modify(*k, mctx, &synd)
-							  : generic_modify(*k, mctx, &synd);
-	if (status != DVS_PRM_STATUS_OK)
-		return fw_fail(out, outlen, status, synd);
-	fw_ok(out, k->id);
-	return 0;
+	return run_cmd(obj, DVS_PRM_CMD_MODIFY_GENERAL_OBJECT, in, inlen, out, outlen,
+		       [&](Kobj &k, size_t csize) {
+		if (inlen < DVS_PRM_HDR_SIZE + csize)
+			return fw_fail(out, outlen, DVS_PRM_STATUS_BAD_INPUT_LEN,
+				       DVS_SIM_SYND_INPUT_LEN);
+		const auto *mctx = static_cast<const uint8_t *>(in) + DVS_PRM_HDR_SIZE;
+		uint32_t synd = 0;
+		uint8_t status = k.obj_type == DVS_PRM_OBJ_VIRTQ ? virtq_modify(k, mctx, &synd)
+								 : generic_modify(k, mctx, &synd);
+		if (status != DVS_PRM_STATUS_OK)
+			return fw_fail(out, outlen, status, synd);
+		fw_ok(out, k.id);
+		return 0;
+	});
 }
 
 int devx_obj_destroy(struct mlx5dv_devx_obj *obj)

@@ -47,6 +47,25 @@ static inline volatile uint32_t *sim_map_var(struct ibv_context *ctx, const stru
 	return p == MAP_FAILED ? NULL : (volatile uint32_t *)p;
 }
 
+#ifdef SIM_TEST_PAIR
+/* The pair most tests work on: an opened context and one imported from it. */
+static struct ibv_context *ctx, *imp;
+
+static inline void setup(void)
+{
+	ctx = sim_open("sim0", 1);
+	imp = sim_import(ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
+}
+
+static inline void teardown(void)
+{
+	G->close_device(imp);
+	G->close_device(ctx);
+}
+#endif
+
 static inline struct dvs_sim_stats sim_stats(struct ibv_context *ctx)
 {
 	struct dvs_sim_stats s;

@@ -3,23 +3,8 @@
  * Suite sim: DEVX general objects (PRM commands, statuses, syndromes) and
  * mlx5dv_devx_obj_export(3), statement by statement.
  */
+#define SIM_TEST_PAIR
 #include "sim_test_util.h"
-
-static struct ibv_context *ctx, *imp;
-
-static void setup(void)
-{
-	ctx = sim_open("sim0", 1);
-	imp = sim_import(ctx);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
-}
-
-static void teardown(void)
-{
-	G->close_device(imp);
-	G->close_device(ctx);
-}
 
 static int query(struct mlx5dv_devx_obj *o, uint16_t type, uint32_t id, uint8_t *out, size_t outlen)
 {

@@ -2,33 +2,29 @@
 /* Suite sim: DEVX UMEMs and mlx5dv_devx_umem_export(3). */
 #include <stdlib.h>
 
+#define SIM_TEST_PAIR
 #include "sim_test_util.h"
 
-static struct ibv_context *ctx, *imp;
 static void *mem;
 
-static void setup(void)
+static void setup_mem(void)
 {
-	ctx = sim_open("sim0", 1);
-	imp = sim_import(ctx);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
+	setup();
 	mem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CU_ASSERT_FATAL(mem != MAP_FAILED);
 }
 
-static void teardown(void)
+static void teardown_mem(void)
 {
 	munmap(mem, 4 * 4096);
-	G->close_device(imp);
-	G->close_device(ctx);
+	teardown();
 }
 
 static void test_reg_dereg(void)
 {
 	struct mlx5dv_devx_umem *u, *u2;
 
-	setup();
+	setup_mem();
 	u = G->devx_umem_reg(ctx, mem, 4 * 4096, IBV_ACCESS_LOCAL_WRITE);
 	u2 = G->devx_umem_reg(ctx, mem, 4096, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
@@ -39,12 +35,12 @@ static void test_reg_dereg(void)
 	CU_ASSERT_EQUAL(G->devx_umem_dereg(u), 0);
 	CU_ASSERT_EQUAL(G->devx_umem_dereg(u2), 0);
 	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 0u);
-	teardown();
+	teardown_mem();
 }
 
 static void test_reg_errors(void)
 {
-	setup();
+	setup_mem();
 	errno = 0;
 	CU_ASSERT_PTR_NULL(G->devx_umem_reg(ctx, NULL, 4096, 0));
 	CU_ASSERT_EQUAL(errno, EINVAL);
@@ -58,7 +54,7 @@ static void test_reg_errors(void)
 	CU_ASSERT_PTR_NULL(G->devx_umem_reg(ctx, mem, 4 * 4096, 0));
 	CU_ASSERT_EQUAL(errno, EFAULT);
 	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 0u);
-	teardown();
+	teardown_mem();
 }
 
 static void test_export_import(void)
@@ -68,7 +64,7 @@ static void test_export_import(void)
 	struct ibv_context *stranger = sim_open("sim0", 1);
 	struct mlx5dv_devx_umem *u, *same, *other, *su;
 
-	setup();
+	setup_mem();
 	G->get_export_sizes(&s, sizeof(s));
 	CU_ASSERT_EQUAL(s.devx_umem_attrs_size, DVS_SIM_UMEM_EXPORT_SIZE);
 	su = G->devx_umem_reg(stranger, mem, 4096, 0);
@@ -95,7 +91,7 @@ static void test_export_import(void)
 	G->devx_umem_unimport(u);
 	G->devx_umem_dereg(su);
 	G->close_device(stranger);
-	teardown();
+	teardown_mem();
 }
 
 /* A virtio queue pins the UMEM it names; the UMEM cannot go first. */
@@ -106,7 +102,7 @@ static void test_umem_in_use(void)
 	struct mlx5dv_devx_obj *q;
 	size_t n;
 
-	setup();
+	setup_mem();
 	u = G->devx_umem_reg(ctx, mem, 4096, IBV_ACCESS_LOCAL_WRITE);
 	q = sim_virtq(ctx, 0, u->umem_id, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
@@ -118,7 +114,7 @@ static void test_umem_in_use(void)
 	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, n, out, sizeof(out)));
 	CU_ASSERT_EQUAL(dvs_prm_out_status(out), DVS_PRM_STATUS_BAD_PARAM);
 	CU_ASSERT_EQUAL(dvs_prm_out_syndrome(out), DVS_SIM_SYND_BAD_UMEM);
-	teardown();
+	teardown_mem();
 }
 
 static const struct dvs_test_case cases[] = {

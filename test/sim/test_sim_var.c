@@ -2,23 +2,8 @@
 /*
  * Suite sim: mlx5dv_var_export(3), statement by statement, in one process.
  */
+#define SIM_TEST_PAIR
 #include "sim_test_util.h"
-
-static struct ibv_context *ctx, *imp;
-
-static void setup(void)
-{
-	ctx = sim_open("sim0", 1);
-	imp = sim_import(ctx);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
-}
-
-static void teardown(void)
-{
-	G->close_device(imp);
-	G->close_device(ctx);
-}
 
 /* "The buffer must be at least var_attrs_size bytes." */
 static void test_export_size(void)

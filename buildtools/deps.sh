@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install every Debian package dvshare's build, tests and demo need.
+# Idempotent: packages already present are left alone. Uses sudo only when
+# not root.
+set -euo pipefail
+
+pkgs=(
+  build-essential pkg-config meson ninja-build python3
+  libdpdk-dev          # DPDK 22.11: EAL, rte_mp, telemetry, cmdline, vdev bus
+  libibverbs-dev       # rdma-core headers (types only; libraries are dlopen()ed)
+  ibverbs-providers    # libmlx5.so.1, loaded at run time for real NICs
+  libcunit1-dev        # test framework
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
