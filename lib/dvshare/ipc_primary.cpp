@@ -111,35 +111,20 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 		return 0;
 	}
 	DVS_LOG(INFO, "pid %d attaching to %u of %u device(s)", req.hdr.pid, rep.count, rep.total);
-	for (const std::string &n : names) {
-		dvshare_dev *d;
-		{
-			std::lock_guard<std::mutex> lock(lib.mu);
-			d = lib.find(n.c_str());
-		}
-		if (d != nullptr)
-			lib.emit(d, DVSHARE_EVENT_PEER_ATTACHED, nullptr, req.hdr.pid);
-	}
+	for (const std::string &n : names)
+		lib.emit(n.c_str(), DVSHARE_EVENT_PEER_ATTACHED, nullptr, req.hdr.pid, true);
 	return 0;
 }
 
 int on_detach(const struct rte_mp_msg *msg, const void *)
 {
-	Library &lib = Library::get();
 	DetachMsg m;
 	std::string why;
 
-	if (decode_detach(*msg, &m, &why) != 0) {
+	if (decode_detach(*msg, &m, &why) != 0)
 		DVS_LOG(ERR, "detach message refused: %s", why.c_str());
-		return 0;
-	}
-	dvshare_dev *d;
-	{
-		std::lock_guard<std::mutex> lock(lib.mu);
-		d = lib.find(m.ibdev);
-	}
-	if (d != nullptr)
-		lib.emit(d, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid);
+	else
+		Library::get().emit(m.ibdev, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid, true);
 	return 0;
 }
 

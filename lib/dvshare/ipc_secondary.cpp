@@ -117,20 +117,15 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 
 int on_event(const struct rte_mp_msg *msg, const void *)
 {
-	Library &lib = Library::get();
 	EventMsg ev;
 	std::string why;
 
-	if (decode_event(*msg, &ev, &why) != 0) {
+	/* Also for a device not attached yet: global subscribers hear it. */
+	if (decode_event(*msg, &ev, &why) != 0)
 		DVS_LOG(ERR, "event message refused: %s", why.c_str());
-		return 0;
-	}
-	dvshare_dev *d;
-	{
-		std::lock_guard<std::mutex> lock(lib.mu);
-		d = lib.find(ev.ibdev);
-	}
-	lib.emit(d, static_cast<enum dvshare_event>(ev.event), ev.name, ev.hdr.pid);
+	else
+		Library::get().emit(ev.ibdev, static_cast<enum dvshare_event>(ev.event), ev.name,
+				    ev.hdr.pid, false);
 	return 0;
 }
 

@@ -80,6 +80,18 @@ void Library::emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pi
 		s.cb(dev, ev, name, pid, s.arg);
 }
 
+void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
+		   bool need_dev)
+{
+	dvshare_dev *d;
+	{
+		std::lock_guard<std::mutex> lock(mu);
+		d = find(ibdev);
+	}
+	if (d != nullptr || !need_dev)
+		emit(d, ev, name, pid);
+}
+
 int Library::subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 {
 	std::lock_guard<std::mutex> lock(mu);

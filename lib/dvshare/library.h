@@ -35,6 +35,10 @@ public:
 
 	/* Deliver an event to the subscribers (takes mu itself). */
 	void emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pid_t pid);
+	/* The same for a device named by a peer; with @need_dev, nothing is
+	 * delivered when no such device is shared here. */
+	void emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
+		  bool need_dev);
 	int subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
 
 	mutable std::mutex mu;
