@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include <rte_eal.h>
@@ -11,7 +12,10 @@
 #include "dvs_mlx5_glue.h"
 #include "dvs_prm.h"
 #include "dvs_sim.h"
+#include "fault.h"
 #include "ipc.h"
+#include "library.h"
+#include "peers.h"
 
 using dvs::EntryState;
 using dvs::Handle;
@@ -99,6 +103,15 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 	owns_ctx_ = owns;
 	primary_ = true;
 	name_ = ctx->device->name;
+	if (conf != nullptr && conf->n_allowed_uids != 0) {
+		if (conf->allowed_uids == nullptr)
+			return -EINVAL;
+		allowed_uids_.assign(conf->allowed_uids, conf->allowed_uids + conf->n_allowed_uids);
+	} else {
+		allowed_uids_.push_back(geteuid());
+	}
+	if (conf != nullptr && conf->close_timeout_ms != 0)
+		close_timeout_ms_ = conf->close_timeout_ms;
 	if (max > kMaxObjectsLimit) {
 		DVS_LOG(ERR, "%s: max_objects %u is above the limit %u", name_.c_str(), max,
 			kMaxObjectsLimit);
@@ -196,9 +209,9 @@ int dvshare_dev::map_var(dvshare_var *v)
 
 Handle *dvshare_dev::handle_at(uint32_t slot, uint32_t gen) const
 {
-	Handle *h = view_[slot].load(std::memory_order_acquire);
+	Handle *h = view_[slot].load(std::memory_order_seq_cst);
 
-	return h != nullptr && h->gen == gen ? h : nullptr;
+	return h != nullptr && h->gen == gen && !h->revoked.load() ? h : nullptr;
 }
 
 /* Insert @e into the registry and keep @h for its slot. On failure @h is
@@ -227,7 +240,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
 		raw->get();
 		if (store_[slot] != nullptr)
-			retired_.push_back(std::move(store_[slot]));
+			let_go_locked(slot); /* a stale import of the slot's old object */
 		store_[slot] = std::move(h);
 		view_[slot].store(raw, std::memory_order_release);
 	}
@@ -455,7 +468,7 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 	snprintf(h->name, sizeof(h->name), "%s", e.name);
 	*out = h.get();
 	if (store_[slot] != nullptr)
-		retired_.push_back(std::move(store_[slot]));
+		let_go_locked(slot); /* a stale import of the slot's old object */
 	store_[slot] = std::move(h);
 	view_[slot].store(*out, std::memory_order_release);
 	imported_++;
@@ -526,6 +539,7 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 			       ": " + strerror(-rc);
 			return rc;
 		}
+		dvs::fault_point("attach-import");
 	}
 	*out = std::move(d);
 	return 0;
@@ -541,27 +555,48 @@ Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 		return dvs::fail_null<Handle>(-rc);
 	if (reg_.closed())
 		return dvs::fail_null<Handle>(ENODEV);
+	if (!primary_ && dvs::Library::get().orphaned() != 0) {
+		DVS_LOG(ERR, "%s: no lookup of %s: the primary (pid %d) died", name_.c_str(), name,
+			dvs::Library::get().orphaned());
+		return dvs::fail_null<Handle>(ENOTCONN);
+	}
 	rc = reg_.find(name, &snap, &slot);
 	if (rc != 0)
 		return dvs::fail_null<Handle>(-rc);
 	if (snap.type != static_cast<uint32_t>(type))
 		return dvs::fail_null<Handle>(ENOENT);
-	/* The common case: a memory read and a reference. */
+	/* The common case: a memory read and a reference. The in-flight count
+	 * keeps a handle being revoked meanwhile from being freed under us. */
+	lookups_in_flight_.fetch_add(1, std::memory_order_seq_cst);
 	Handle *h = handle_at(slot, snap.gen);
+	if (h != nullptr)
+		h->get();
+	lookups_in_flight_.fetch_sub(1, std::memory_order_release);
+	if (h != nullptr)
+		return h;
+	return lookup_slow(name, slot, snap.gen);
+}
+
+/* Published after this process attached (or re-published after a destroy
+ * was called off): import it now, under the lock revokes also take. */
+Handle *dvshare_dev::lookup_slow(const char *name, uint32_t slot, uint32_t gen)
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+	RegEntry snap;
+	Handle *h = handle_at(slot, gen);
+
 	if (h != nullptr) {
 		h->get();
 		return h;
 	}
-	if (primary_)
+	/* Still live with this generation? A revoke that ran before we took
+	 * the lock has marked it, and the kernel object may be gone. */
+	if (reg_.read(slot, &snap) != 0 || snap.state != static_cast<uint32_t>(EntryState::Live) ||
+	    snap.gen != gen || strcmp(snap.name, name) != 0 || primary_)
 		return dvs::fail_null<Handle>(ENOENT);
-	/* Published after this process attached: import it now. */
-	std::lock_guard<std::mutex> lock(ctl_);
-	h = handle_at(slot, snap.gen);
-	if (h == nullptr) {
-		rc = import_slot(slot, snap, &h);
-		if (rc != 0)
-			return dvs::fail_null<Handle>(-rc);
-	}
+	int rc = import_slot(slot, snap, &h);
+	if (rc != 0)
+		return dvs::fail_null<Handle>(-rc);
 	h->get();
 	return h;
 }
@@ -613,4 +648,242 @@ void dvshare_dev::close_primary()
 {
 	std::lock_guard<std::mutex> lock(ctl_);
 	reg_.mark_closed();
+}
+
+bool dvshare_dev::uid_allowed(uid_t uid) const
+{
+	return std::find(allowed_uids_.begin(), allowed_uids_.end(), uid) != allowed_uids_.end();
+}
+
+/* Owner side of a destroy for objects whose destroy can fail. VARs are
+ * freed by let_go_locked(), after their mapping is fenced. */
+int dvshare_dev::kill_kernel_object(Handle *h)
+{
+	int rc = 0;
+
+	if (h->type == DVSHARE_TYPE_OBJ) {
+		auto *o = static_cast<dvshare_obj *>(h);
+		rc = glue_->devx_obj_destroy(o->dv);
+		if (rc == 0)
+			o->dv = nullptr;
+	} else if (h->type == DVSHARE_TYPE_UMEM) {
+		auto *u = static_cast<dvshare_umem *>(h);
+		rc = glue_->devx_umem_dereg(u->dv);
+		if (rc == 0)
+			u->dv = nullptr;
+	}
+	if (rc != 0)
+		DVS_LOG(ERR, "%s: device refused to destroy %s: %s", name_.c_str(), h->name,
+			strerror(rc));
+	return -rc;
+}
+
+/* Replace the VAR page in place with a private anonymous page, so a
+ * doorbell written after this lands in the fence, never on a page the
+ * device may give to someone else; then free (owner) or unimport. */
+static void fence_var(dvshare_var *v, const struct dvs_glue *g, const char *dev)
+{
+	if (v->page.valid()) {
+		void *p = mmap(v->page.addr(), v->page.length(), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED) {
+			/* Unmapped instead: a late write faults rather than land. */
+			DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it", dev, v->name,
+				strerror(errno));
+			v->page.reset();
+		}
+	}
+	if (v->dv != nullptr) {
+		if (v->owner)
+			g->free_var(v->dv);
+		else
+			g->var_unimport(v->dv);
+		v->dv = nullptr;
+	}
+}
+
+void dvshare_dev::let_go_locked(uint32_t slot)
+{
+	std::unique_ptr<Handle> h = std::move(store_[slot]);
+
+	if (h == nullptr)
+		return;
+	view_[slot].store(nullptr, std::memory_order_seq_cst);
+	h->revoked.store(true);
+	if (h->type == DVSHARE_TYPE_VAR)
+		fence_var(static_cast<dvshare_var *>(h.get()), glue_, name_.c_str());
+	retired_.push_back(std::move(h));
+	reap_locked();
+}
+
+/* Free retired handles nobody references and no lookup can reach: a
+ * lookup reads view_ between two updates of lookups_in_flight_, so once
+ * view_ is cleared and the count is seen at zero, none can find it. */
+void dvshare_dev::reap_locked()
+{
+	bool quiet = lookups_in_flight_.load(std::memory_order_seq_cst) == 0;
+
+	std::erase_if(retired_, [quiet](const std::unique_ptr<Handle> &h) {
+		if (quiet)
+			h->unreachable = true;
+		return h->unreachable && h->refs.load() == 0;
+	});
+}
+
+void dvshare_dev::reap()
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+	reap_locked();
+}
+
+int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing)
+{
+	std::unique_lock<std::mutex> lk(wait_mu_);
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+
+	wait_cv_.wait_until(lk, deadline, [&] { return pending_[revoke_id].waiting.empty(); });
+	*missing = std::move(pending_[revoke_id].waiting);
+	pending_.erase(revoke_id);
+	return missing->empty() ? 0 : -EBUSY;
+}
+
+void dvshare_dev::revoke_ack(pid_t pid, uint32_t revoke_id, uint32_t slot, uint32_t gen)
+{
+	std::lock_guard<std::mutex> lk(wait_mu_);
+	auto it = pending_.find(revoke_id);
+
+	if (it == pending_.end() || it->second.slot != slot || it->second.gen != gen)
+		return; /* late answer to a destroy that was called off */
+	it->second.waiting.erase(pid);
+	wait_cv_.notify_all();
+}
+
+void dvshare_dev::peer_gone(pid_t pid)
+{
+	std::lock_guard<std::mutex> lk(wait_mu_);
+
+	for (auto &[id, p] : pending_)
+		p.waiting.erase(pid);
+	wait_cv_.notify_all();
+}
+
+static std::string pid_list(const std::set<pid_t> &pids)
+{
+	std::string s;
+
+	for (pid_t p : pids)
+		s += (s.empty() ? "" : " ") + std::to_string(p);
+	return s;
+}
+
+int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
+{
+	dvs::Library &lib = dvs::Library::get();
+	RegEntry snap;
+	uint32_t slot, rid;
+	int rc = dvs::check_name(name);
+
+	if (!primary_)
+		return -EPERM;
+	if (rc != 0)
+		return rc;
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (reg_.closed())
+			return -ENODEV;
+		rc = reg_.find(name, &snap, &slot);
+		if (rc != 0)
+			return rc;
+		rid = ++revoke_seq_;
+		reg_.set_revoking(slot, rid);
+		std::lock_guard<std::mutex> lk(wait_mu_);
+		pending_[rid] = { slot, snap.gen, dvs::Peers::get().attached_to(name_) };
+	}
+	dvs::fault_point("primary-revoke");
+	lib.emit(this, DVSHARE_EVENT_REVOKING, name, getpid());
+	dvs::ipc_revoke(this, slot, snap.gen, rid);
+	std::set<pid_t> missing;
+	rc = wait_acks(rid, timeout_ms, &missing);
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (rc == 0)
+			rc = kill_kernel_object(store_[slot].get());
+		else
+			DVS_LOG(ERR, "%s: destroy of %s called off: pid(s) %s did not let go within %u ms",
+				name_.c_str(), name, pid_list(missing).c_str(), timeout_ms);
+		if (rc != 0) {
+			/* Nothing was destroyed: back to live, same generation. */
+			reg_.set_live(slot);
+			return rc;
+		}
+		let_go_locked(slot);
+		reg_.remove(slot);
+	}
+	lib.emit(this, DVSHARE_EVENT_REVOKED, name, getpid());
+	return 0;
+}
+
+int dvshare_dev::close_all(unsigned int timeout_ms)
+{
+	if (timeout_ms == 0)
+		timeout_ms = close_timeout_ms_;
+	/* Objects first: they may point into UMEMs. */
+	for (auto type : { DVSHARE_TYPE_OBJ, DVSHARE_TYPE_UMEM, DVSHARE_TYPE_VAR }) {
+		std::vector<std::string> names;
+		for (uint32_t s = 0; s < reg_.nslots(); s++) {
+			RegEntry e;
+			if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live) &&
+			    e.type == static_cast<uint32_t>(type))
+				names.emplace_back(e.name);
+		}
+		for (const std::string &n : names) {
+			int rc = destroy(n.c_str(), timeout_ms);
+			if (rc != 0 && rc != -ENOENT)
+				return rc;
+		}
+	}
+	close_primary();
+	return 0;
+}
+
+bool dvshare_dev::revoke_local(uint32_t slot, uint32_t gen, uint32_t revoke_id,
+			       std::string *name)
+{
+	RegEntry e;
+	auto still_asked = [&] {
+		return slot < reg_.nslots() && reg_.read(slot, &e) == 0 &&
+		       e.state == static_cast<uint32_t>(EntryState::Revoking) && e.gen == gen &&
+		       e.revoke_id == revoke_id;
+	};
+
+	if (!still_asked())
+		return false; /* a destroy already called off: nothing to do */
+	*name = e.name;
+	dvs::Library::get().emit(this, DVSHARE_EVENT_REVOKING, e.name, reg_.hdr()->primary_pid);
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (!still_asked())
+			return false; /* called off while the application looked */
+		if (store_[slot] != nullptr && store_[slot]->gen == gen)
+			let_go_locked(slot);
+	}
+	dvs::fault_point("revoke-fence");
+	return true;
+}
+
+void dvshare_dev::revalidate()
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+
+	for (uint32_t s = 0; s < store_.size(); s++) {
+		RegEntry e;
+		if (store_[s] == nullptr)
+			continue;
+		if (reg_.read(s, &e) != 0 || e.state != static_cast<uint32_t>(EntryState::Live) ||
+		    e.gen != store_[s]->gen) {
+			DVS_LOG(INFO, "%s: %s was revoked while attaching: let go", name_.c_str(),
+				store_[s]->name);
+			let_go_locked(s);
+		}
+	}
 }

@@ -9,8 +9,11 @@
 #define DVS_DEVICE_H
 
 #include <atomic>
+#include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,26 @@ public:
 	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access);
 	int set_meta(const char *name, const void *meta, size_t len);
 
+	/* Coordinated destroy (primary): revoke in every secondary, then
+	 * destroy. -EBUSY when one did not let go in time (nothing changed). */
+	int destroy(const char *name, unsigned int timeout_ms);
+	/* Primary: destroy every object (objects, UMEMs, VARs), then close. */
+	int close_all(unsigned int timeout_ms);
+	/* Primary, IPC thread: @pid let go of revoke @revoke_id. */
+	void revoke_ack(pid_t pid, uint32_t revoke_id, uint32_t slot, uint32_t gen);
+	/* Primary, interrupt thread: @pid died; stop waiting for it. */
+	void peer_gone(pid_t pid);
+	bool uid_allowed(uid_t uid) const;
+	const std::vector<uid_t> &allowed_uids() const { return allowed_uids_; }
+
+	/* Secondary, IPC thread: let go of the object in @slot if the
+	 * registry still asks for it. Returns true when an ack is due. */
+	bool revoke_local(uint32_t slot, uint32_t gen, uint32_t revoke_id, std::string *name);
+	/* Secondary, after attach: drop imports the registry no longer has. */
+	void revalidate();
+	/* A revoked handle lost its last reference. */
+	void reap();
+
 	/* Both sides. */
 	dvs::Handle *lookup(const char *name, enum dvshare_type type);
 	int get_meta(const char *name, void *buf, size_t len);
@@ -73,7 +96,12 @@ private:
 				 uint16_t obj_type, bool give_back);
 	int import_slot(uint32_t slot, const dvs::RegEntry &e, dvs::Handle **out);
 	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
+	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
 	void drop_handles(enum dvshare_type type);
+	int kill_kernel_object(dvs::Handle *h);
+	void let_go_locked(uint32_t slot);
+	void reap_locked();
+	int wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing);
 
 	std::string name_;
 	const struct dvs_glue *glue_ = nullptr;
@@ -86,8 +114,24 @@ private:
 	/* Per registry slot: the handle (owned here) and a lock-free view. */
 	std::vector<std::unique_ptr<dvs::Handle>> store_;
 	std::unique_ptr<std::atomic<dvs::Handle *>[]> view_;
-	/* Handles whose slot was taken again; kept until the device closes. */
+	/* Revoked handles, freed once unreferenced and unreachable. */
 	std::vector<std::unique_ptr<dvs::Handle>> retired_;
+	/* Lookups between reading view_ and taking a reference: a retired
+	 * handle is freed only when none is in flight (see reap_locked). */
+	std::atomic<int> lookups_in_flight_{0};
+
+	/* Primary: destroys waiting for secondaries. */
+	struct Pending {
+		uint32_t slot;
+		uint32_t gen;
+		std::set<pid_t> waiting;
+	};
+	std::mutex wait_mu_;
+	std::condition_variable wait_cv_;
+	std::map<uint32_t, Pending> pending_;
+	uint32_t revoke_seq_ = 0;
+	std::vector<uid_t> allowed_uids_;
+	unsigned int close_timeout_ms_ = 2000;
 	uint32_t imported_ = 0;
 };
 

@@ -54,6 +54,15 @@ struct dvshare_umem;
 struct dvshare_dev_conf {
 	/** Registry capacity; 0 selects DVSHARE_DEFAULT_MAX_OBJECTS. */
 	uint32_t max_objects;
+	/**
+	 * Effective uids whose secondaries may attach, i.e. receive the
+	 * device's cmd_fd (a capability for the whole device context).
+	 * NULL / 0 entries: the primary's own effective uid only.
+	 */
+	const uid_t *allowed_uids;
+	uint32_t n_allowed_uids;
+	/** Per-object wait of dvshare_dev_close() for secondaries (ms); 0: 2000. */
+	uint32_t close_timeout_ms;
 };
 
 /** Kind of a published object. */
@@ -88,6 +97,15 @@ enum dvshare_event {
 	DVSHARE_EVENT_PEER_ATTACHED = 2,
 	/** Primary: a secondary detached from the device. */
 	DVSHARE_EVENT_PEER_DETACHED = 3,
+	/** Both: @c name is being destroyed; lookups no longer find it. */
+	DVSHARE_EVENT_REVOKING = 4,
+	/** Both: this process let go of @c name (VAR fenced, import dropped). */
+	DVSHARE_EVENT_REVOKED = 5,
+	/** Primary: an attached secondary died (its pidfd fired). */
+	DVSHARE_EVENT_PEER_DIED = 6,
+	/** Secondary: the primary died; imported objects keep working,
+	 *  lookups are refused from now on. */
+	DVSHARE_EVENT_PRIMARY_DIED = 7,
 };
 
 /**
@@ -174,6 +192,25 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
  */
 int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len);
 
+/**
+ * Destroy a published object in every process, then in the device
+ * (primary only).
+ *
+ * The entry is marked revoking (lookups stop finding it), every attached
+ * secondary is asked to let go (a VAR mapping is fenced: replaced in place
+ * by a private page, so a late doorbell lands nowhere; DEVX objects and
+ * UMEMs refuse query/modify with -ENODEV and are unimported at their last
+ * release), and once all have answered, or died, the kernel object is
+ * destroyed and the entry freed. Handles in this process are revoked the
+ * same way.
+ *
+ * @param timeout_ms  how long to wait for the secondaries
+ * @return 0; -EBUSY when a secondary did not answer in time (the object and
+ *   its entry are intact and usable again); -ENOENT; -EPERM in a secondary;
+ *   or the device's errno when it refused the destroy (nothing changed).
+ */
+int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
+
 /* ------------------------------------------------------------ both sides */
 
 /**
@@ -190,11 +227,13 @@ struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev);
 const char *dvshare_dev_name(const struct dvshare_dev *dev);
 
 /**
- * Close a device. Primary: frees every object it published, withdraws the
- * device from secondaries' view and closes the context (unless adopted).
+ * Close a device. Primary: destroys every object with the dvshare_destroy()
+ * protocol (DEVX objects, then UMEMs, then VARs; conf close_timeout_ms per
+ * object), withdraws the device and closes the context (unless adopted).
  * Secondary: detaches (unimport and unmap only; nothing is destroyed).
  * Handles of the device must not be used afterwards.
- * @return 0 or a negative errno.
+ * @return 0, or -EBUSY when a secondary held on (the device stays open with
+ *   the objects not yet destroyed), or another negative errno.
  */
 int dvshare_dev_close(struct dvshare_dev *dev);
 
@@ -240,7 +279,8 @@ uint32_t dvshare_umem_id(const struct dvshare_umem *umem);
 /**
  * Run a QUERY command on the object through this process's own context.
  * @return 0, or a negative errno (-EREMOTEIO: the device failed the
- *   command; status and syndrome are in @p out).
+ *   command; status and syndrome are in @p out; -ENODEV: the object was
+ *   revoked).
  */
 int dvshare_obj_query(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
 		      size_t outlen);

@@ -72,6 +72,24 @@ int primary_check()
 	return dvs::ipc_primary_init();
 }
 
+/* A revoked handle's last reference frees it (VAR fence, unimport). */
+void release(dvs::Handle *h)
+{
+	if (h != nullptr && h->put() && h->revoked.load())
+		h->dev->reap();
+}
+
+/* Query and modify: refused once revoked, else on this process's context. */
+template <typename Fn> int obj_cmd(struct dvshare_obj *obj, Fn &&fn)
+{
+	if (obj == nullptr)
+		return fail(EINVAL);
+	if (obj->revoked.load() || obj->dv == nullptr)
+		return fail(ENODEV);
+	int rc = fn(obj->dev->glue());
+	return rc == 0 ? 0 : fail(rc);
+}
+
 template <typename H> H *as(dvs::Handle *h)
 {
 	return static_cast<H *>(h);
@@ -193,6 +211,13 @@ const char *dvshare_dev_name(const struct dvshare_dev *dev)
 	return dev != nullptr ? dev->name().c_str() : nullptr;
 }
 
+int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->destroy(name, timeout_ms); });
+}
+
 int dvshare_dev_close(struct dvshare_dev *dev)
 {
 	return guard_int([&] {
@@ -200,13 +225,25 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 		std::unique_ptr<dvshare_dev> owned;
 		{
 			std::lock_guard<std::mutex> lock(lib.mu);
+			if (lib.find(dev) == nullptr)
+				return -EINVAL;
+		}
+		/* Without the library lock: acks for the destroys arrive
+		 * through it. */
+		if (dev->primary()) {
+			int rc = dev->close_all(0);
+			if (rc != 0) {
+				DVS_LOG(ERR, "%s: not closed: %s", dev->name().c_str(), strerror(-rc));
+				return rc;
+			}
+		}
+		{
+			std::lock_guard<std::mutex> lock(lib.mu);
 			owned = lib.remove(dev);
 		}
 		if (owned == nullptr)
 			return -EINVAL;
-		if (owned->primary())
-			owned->close_primary();
-		else
+		if (!owned->primary())
 			dvs::ipc_send_detach(owned.get());
 		DVS_LOG(INFO, "%s %s", owned->name().c_str(),
 			owned->primary() ? "closed" : "detached");
@@ -242,20 +279,17 @@ struct dvshare_umem *dvshare_umem_lookup(struct dvshare_dev *dev, const char *na
 
 void dvshare_var_release(struct dvshare_var *var)
 {
-	if (var != nullptr)
-		var->put();
+	release(var);
 }
 
 void dvshare_obj_release(struct dvshare_obj *obj)
 {
-	if (obj != nullptr)
-		obj->put();
+	release(obj);
 }
 
 void dvshare_umem_release(struct dvshare_umem *umem)
 {
-	if (umem != nullptr)
-		umem->put();
+	release(umem);
 }
 
 void *dvshare_var_addr(const struct dvshare_var *var)
@@ -291,19 +325,17 @@ uint32_t dvshare_umem_id(const struct dvshare_umem *umem)
 int dvshare_obj_query(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
 		      size_t outlen)
 {
-	if (obj == nullptr)
-		return fail(EINVAL);
-	int rc = obj->dev->glue()->devx_obj_query(obj->dv, in, inlen, out, outlen);
-	return rc == 0 ? 0 : fail(rc);
+	return obj_cmd(obj, [&](const struct dvs_glue *g) {
+		return g->devx_obj_query(obj->dv, in, inlen, out, outlen);
+	});
 }
 
 int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
 		       size_t outlen)
 {
-	if (obj == nullptr)
-		return fail(EINVAL);
-	int rc = obj->dev->glue()->devx_obj_modify(obj->dv, in, inlen, out, outlen);
-	return rc == 0 ? 0 : fail(rc);
+	return obj_cmd(obj, [&](const struct dvs_glue *g) {
+		return g->devx_obj_modify(obj->dv, in, inlen, out, outlen);
+	});
 }
 
 int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len)

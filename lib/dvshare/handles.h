@@ -27,7 +27,8 @@ struct Handle {
 	Handle &operator=(const Handle &) = delete;
 
 	void get() { refs.fetch_add(1, std::memory_order_relaxed); }
-	void put() { refs.fetch_sub(1, std::memory_order_release); }
+	/* Drop a reference; true when it was the last one. */
+	bool put() { return refs.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 
 	dvshare_dev *dev;
 	enum dvshare_type type;
@@ -35,6 +36,10 @@ struct Handle {
 	uint32_t slot = 0;    /* registry slot */
 	uint32_t gen = 0;     /* registry generation of that slot */
 	std::atomic<int32_t> refs{0};
+	/* Let go of: VAR fenced, kernel object destroyed (owner) or about
+	 * to be unimported (importer); query/modify refuse with -ENODEV. */
+	std::atomic<bool> revoked{false};
+	bool unreachable = false; /* no lookup can reach it any more */
 	char name[DVSHARE_NAME_MAX] = {};
 };
 

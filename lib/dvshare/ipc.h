@@ -3,6 +3,8 @@
 #ifndef DVS_IPC_H
 #define DVS_IPC_H
 
+#include <cstdint>
+
 struct dvshare_dev;
 
 namespace dvs {
@@ -11,6 +13,8 @@ namespace dvs {
 int ipc_primary_init();
 /* Primary: tell secondaries @name was published on @dev. */
 void ipc_announce(dvshare_dev *dev, const char *name);
+/* Primary: ask every secondary to let go of @slot (revoke @revoke_id). */
+void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id);
 
 /* Secondary: register the event action (idempotent). */
 int ipc_secondary_init();

@@ -17,6 +17,8 @@
 #include "ipc.h"
 #include "ipc_proto.h"
 #include "library.h"
+#include "peers.h"
+#include "pidfd.h"
 
 namespace dvs {
 
@@ -63,15 +65,67 @@ int reply_status(const void *peer, int status)
 	return rte_mp_reply(&msg, static_cast<const char *>(peer));
 }
 
+/* Who sent this request: the pidfd must name the pid the header claims,
+ * and its uid decides which devices it may receive. */
+int identify(const AttachReq &req, const Fd &pidfd, uid_t *uid)
+{
+	pid_t pid = pidfd_pid(pidfd.get());
+
+	if (pid != req.hdr.pid) {
+		DVS_LOG(ERR, "attach refused: pid %d sent a pidfd of pid %d", req.hdr.pid, pid);
+		return -EPERM;
+	}
+	int rc = pid_euid(pid, uid);
+	if (rc != 0 || !pidfd_alive(pidfd.get())) {
+		DVS_LOG(ERR, "attach refused: cannot identify pid %d", pid);
+		return rc != 0 ? rc : -ESRCH;
+	}
+	return 0;
+}
+
+std::string uid_list(const std::vector<uid_t> &uids)
+{
+	std::string s;
+
+	for (uid_t u : uids)
+		s += (s.empty() ? "" : ",") + std::to_string(u);
+	return s;
+}
+
+/* Devices @uid may receive, in list order; the refused ones are logged. */
+std::vector<const dvshare_dev *> allowed_devices(Library &lib, pid_t pid, uid_t uid)
+{
+	std::vector<const dvshare_dev *> out;
+
+	for (const auto &d : lib.devices) {
+		if (d->uid_allowed(uid)) {
+			out.push_back(d.get());
+			continue;
+		}
+		DVS_LOG(WARNING, "%s: refused to pid %d: uid %u is not allowed (allowed: %s)",
+			d->name().c_str(), pid, uid, uid_list(d->allowed_uids()).c_str());
+	}
+	return out;
+}
+
 int on_attach(const struct rte_mp_msg *msg, const void *peer)
 {
 	Library &lib = Library::get();
+	Fd pidfd(msg->num_fds >= 1 ? msg->fds[0] : -1);
+	for (int i = 1; i < msg->num_fds && i < RTE_MP_MAX_FD_NUM; i++)
+		close(msg->fds[i]); /* never ours to keep */
 	AttachReq req;
 	std::string why;
+	uid_t uid = 0;
 	int rc = decode_attach_req(*msg, &req, &why);
 
 	if (rc != 0) {
 		DVS_LOG(ERR, "attach request refused: %s", why.c_str());
+		reply_status(peer, rc);
+		return 0;
+	}
+	rc = identify(req, pidfd, &uid);
+	if (rc != 0) {
 		reply_status(peer, rc);
 		return 0;
 	}
@@ -82,17 +136,23 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 	rep.hdr = mp_hdr();
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
-		rep.total = static_cast<uint32_t>(lib.devices.size());
+		std::vector<const dvshare_dev *> devs = allowed_devices(lib, req.hdr.pid, uid);
+		if (devs.empty() && !lib.devices.empty()) {
+			reply_status(peer, -EPERM);
+			return 0;
+		}
+		rep.total = static_cast<uint32_t>(devs.size());
 		rep.start = std::min(req.start, rep.total);
 		rep.count = std::min(kDevsPerMsg, rep.total - rep.start);
 		rep.list_gen = lib.list_gen;
 		for (uint32_t i = 0; i < rep.count; i++) {
-			const dvshare_dev *d = lib.devices[rep.start + i].get();
+			const dvshare_dev *d = devs[rep.start + i];
 			fds.emplace_back(fcntl(d->cmd_fd(), F_DUPFD_CLOEXEC, 0));
 			fds.emplace_back(fcntl(d->registry().ro_fd(), F_DUPFD_CLOEXEC, 0));
 			names.push_back(d->name());
 		}
 	}
+	fds.emplace_back(pidfd_self());
 	for (const Fd &fd : fds) {
 		if (!fd.valid()) {
 			DVS_LOG(ERR, "cannot dup device fds for pid %d: %s", req.hdr.pid,
@@ -100,6 +160,12 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 			reply_status(peer, -EMFILE);
 			return 0;
 		}
+	}
+	/* Watch it before it holds anything a destroy would wait for. */
+	rc = Peers::get().attached(req.hdr.pid, uid, std::move(pidfd), names);
+	if (rc != 0) {
+		reply_status(peer, rc);
+		return 0;
 	}
 	mp_pack(&out, kActAttach, rep);
 	out.num_fds = static_cast<int>(fds.size());
@@ -110,7 +176,8 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 			rte_strerror(rte_errno));
 		return 0;
 	}
-	DVS_LOG(INFO, "pid %d attaching to %u of %u device(s)", req.hdr.pid, rep.count, rep.total);
+	DVS_LOG(INFO, "pid %d (uid %u) attaching to %u of %u device(s)", req.hdr.pid, uid,
+		rep.count, rep.total);
 	for (const std::string &n : names)
 		lib.emit(n.c_str(), DVSHARE_EVENT_PEER_ATTACHED, nullptr, req.hdr.pid, true);
 	return 0;
@@ -121,10 +188,26 @@ int on_detach(const struct rte_mp_msg *msg, const void *)
 	DetachMsg m;
 	std::string why;
 
-	if (decode_detach(*msg, &m, &why) != 0)
+	if (decode_detach(*msg, &m, &why) != 0) {
 		DVS_LOG(ERR, "detach message refused: %s", why.c_str());
+		return 0;
+	}
+	Peers::get().detached(m.hdr.pid, m.ibdev);
+	Library &lib = Library::get();
+	lib.peer_gone(m.ibdev, m.hdr.pid); /* a destroy need not wait for it */
+	lib.emit(m.ibdev, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid, true);
+	return 0;
+}
+
+int on_revoke_ack(const struct rte_mp_msg *msg, const void *)
+{
+	RevokeAck a;
+	std::string why;
+
+	if (decode_revoke_ack(*msg, &a, &why) != 0)
+		DVS_LOG(ERR, "revoke ack refused: %s", why.c_str());
 	else
-		Library::get().emit(m.ibdev, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid, true);
+		Library::get().revoke_ack(a.ibdev, a.hdr.pid, a.revoke_id, a.slot, a.gen);
 	return 0;
 }
 
@@ -150,6 +233,8 @@ int ipc_primary_init()
 	int rc = register_action(kActAttach, on_attach);
 	if (rc == 0)
 		rc = register_action(kActDetach, on_detach);
+	if (rc == 0)
+		rc = register_action(kActRevokeAck, on_revoke_ack);
 	if (rc != 0)
 		return rc;
 	rc = marker.write();
@@ -175,6 +260,22 @@ void ipc_announce(dvshare_dev *dev, const char *name)
 	/* Best effort: a secondary that misses it imports on first lookup. */
 	if (rte_mp_sendmsg(&msg) != 0)
 		DVS_LOG(DEBUG, "announce of %s not sent: %s", name, rte_strerror(rte_errno));
+}
+
+void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id)
+{
+	struct rte_mp_msg msg;
+	RevokeMsg r{};
+
+	r.hdr = mp_hdr();
+	snprintf(r.ibdev, sizeof(r.ibdev), "%s", dev->name().c_str());
+	r.slot = slot;
+	r.gen = gen;
+	r.revoke_id = revoke_id;
+	mp_pack(&msg, kActRevoke, r);
+	/* Nobody to tell is fine: then nobody is waited for either. */
+	if (rte_mp_sendmsg(&msg) != 0)
+		DVS_LOG(DEBUG, "revoke not broadcast: %s", rte_strerror(rte_errno));
 }
 
 } // namespace dvs

@@ -87,10 +87,12 @@ template void mp_pack(struct rte_mp_msg *, const char *, const AttachReq &);
 template void mp_pack(struct rte_mp_msg *, const char *, const AttachRep &);
 template void mp_pack(struct rte_mp_msg *, const char *, const DetachMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const EventMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const RevokeMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const RevokeAck &);
 
 int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why)
 {
-	int rc = decode_body(m, out, 0, why);
+	int rc = decode_body(m, out, 1, why);
 
 	if (rc == 0 && out->start > (1u << 20)) {
 		*why = "attach request starts past any device list";
@@ -112,10 +114,12 @@ int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *w
 		*why = "attach reply claims too many devices";
 		return -EBADMSG;
 	}
-	int rc = decode_body(m, out, static_cast<int>(r.count * 2), why);
+	/* Refusals carry no fds; answers carry the primary's pidfd too. */
+	int nfds = r.status == 0 ? static_cast<int>(r.count * 2 + 1) : 0;
+	int rc = decode_body(m, out, nfds, why);
 	if (rc != 0)
 		return rc;
-	if (out->status > 0 || out->status < -4095) {
+	if (out->status > 0 || out->status < -4095 || (out->status != 0 && out->count != 0)) {
 		*why = "attach reply with a bad status";
 		return -EBADMSG;
 	}
@@ -148,11 +152,40 @@ int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why)
 		*why = "unterminated name";
 		return -EBADMSG;
 	}
-	if (out->event < DVSHARE_EVENT_PUBLISHED || out->event > DVSHARE_EVENT_PEER_DETACHED) {
+	if (out->event < DVSHARE_EVENT_PUBLISHED || out->event > DVSHARE_EVENT_PRIMARY_DIED) {
 		*why = "unknown event " + std::to_string(out->event);
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/* Revoke and its ack have the same shape: one checker for both. */
+template <typename T> static int decode_revoke_body(const struct rte_mp_msg &m, T *out,
+						   std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc != 0)
+		return rc;
+	if (!terminated(out->ibdev, sizeof(out->ibdev)) || out->ibdev[0] == '\0') {
+		*why = "bad device name";
+		return -EBADMSG;
+	}
+	if (out->slot >= (1u << 24) || out->gen == 0 || out->revoke_id == 0) {
+		*why = "revoke names no valid slot";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why)
+{
+	return decode_revoke_body(m, out, why);
+}
+
+int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why)
+{
+	return decode_revoke_body(m, out, why);
 }
 
 } // namespace dvs

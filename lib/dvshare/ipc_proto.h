@@ -19,10 +19,13 @@ namespace dvs {
 constexpr char kActAttach[] = "dvshare_attach";
 constexpr char kActDetach[] = "dvshare_detach";
 constexpr char kActEvent[] = "dvshare_event";
+constexpr char kActRevoke[] = "dvshare_revoke";
+constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 1;
-/* Two fds per device (cmd_fd, registry): four devices per message. */
-constexpr uint32_t kDevsPerMsg = RTE_MP_MAX_FD_NUM / 2;
+constexpr uint32_t kMpProto = 2;
+/* Two fds per device (cmd_fd, registry) plus the primary's pidfd: three
+ * devices per message. */
+constexpr uint32_t kDevsPerMsg = (RTE_MP_MAX_FD_NUM - 1) / 2;
 constexpr int kDevNameMax = 64;
 
 struct MpHdr {
@@ -32,13 +35,15 @@ struct MpHdr {
 	int32_t pid;
 };
 
-/* Secondary -> primary: send me devices [start, start + kDevsPerMsg). */
+/* Secondary -> primary: send me devices [start, start + kDevsPerMsg).
+ * fds[0]: a pidfd of the sender (identity and death). */
 struct AttachReq {
 	MpHdr hdr;
 	uint32_t start;
 };
 
-/* Primary -> secondary: fds[2i] cmd_fd, fds[2i+1] registry of device i. */
+/* Primary -> secondary: fds[2i] cmd_fd, fds[2i+1] registry of device i,
+ * fds[2 * count] a pidfd of the primary (when status is 0). */
 struct AttachRep {
 	MpHdr hdr;
 	int32_t status;    /* 0, or a negative errno (e.g. -EPROTO) */
@@ -62,6 +67,24 @@ struct EventMsg {
 	char name[DVSHARE_NAME_MAX];
 };
 
+/* Primary -> secondaries: let go of the object in @slot. */
+struct RevokeMsg {
+	MpHdr hdr;
+	char ibdev[kDevNameMax];
+	uint32_t slot;
+	uint32_t gen;
+	uint32_t revoke_id;
+};
+
+/* Secondary -> primary: done letting go (fenced, unimported or refused). */
+struct RevokeAck {
+	MpHdr hdr;
+	char ibdev[kDevNameMax];
+	uint32_t slot;
+	uint32_t gen;
+	uint32_t revoke_id;
+};
+
 static_assert(sizeof(EventMsg) <= RTE_MP_MAX_PARAM_LEN);
 
 MpHdr mp_hdr();
@@ -75,6 +98,8 @@ int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *w
 int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *why);
 int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why);
 int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why);
+int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why);
+int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why);
 
 } // namespace dvs
 

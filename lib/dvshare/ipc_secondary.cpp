@@ -21,7 +21,9 @@
 #include "dvs_log.h"
 #include "ipc.h"
 #include "ipc_proto.h"
+#include "fault.h"
 #include "library.h"
+#include "pidfd.h"
 
 namespace dvs {
 
@@ -78,9 +80,47 @@ int attach_one(Fd cmd_fd, Fd reg_fd)
 	}
 	DVS_LOG(INFO, "attached %s: %u object(s) imported", dev->name().c_str(),
 		dev->attached_objects());
-	std::lock_guard<std::mutex> lock(lib.mu);
-	lib.add(std::move(dev));
+	dvshare_dev *d = dev.get();
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		lib.add(std::move(dev));
+	}
+	/* A revoke that came while we imported found no device to act on:
+	 * drop whatever the registry no longer has. */
+	d->revalidate();
 	return 1;
+}
+
+/* The primary's pidfd: when it fires, this process is orphaned. Leaked on
+ * purpose: it must outlive EAL cleanup and is never freed from inside its
+ * own callback. */
+PidWatch *primary_watch;
+
+void on_primary_death(pid_t pid)
+{
+	Library &lib = Library::get();
+	std::vector<dvshare_dev *> devs;
+
+	lib.set_orphaned(pid);
+	DVS_LOG(WARNING, "the primary (pid %d) died: imported objects keep working, "
+			 "no new lookups", pid);
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		for (const auto &d : lib.devices)
+			devs.push_back(d.get());
+	}
+	for (dvshare_dev *d : devs)
+		lib.emit(d, DVSHARE_EVENT_PRIMARY_DIED, nullptr, pid);
+}
+
+void watch_primary(Fd pidfd)
+{
+	if (primary_watch != nullptr)
+		return; /* one primary per process */
+	pid_t pid = pidfd_pid(pidfd.get());
+	int err = 0;
+	primary_watch = PidWatch::start(std::move(pidfd), [pid] { on_primary_death(pid); }, &err)
+				.release();
 }
 
 /* One request/reply round: fills @rep and takes ownership of the fds. */
@@ -92,7 +132,14 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 	AttachReq req{ mp_hdr(), start };
 	std::string why;
 
+	Fd self(pidfd_self());
+	if (!self.valid()) {
+		DVS_LOG(ERR, "cannot open a pidfd of this process: %s", strerror(errno));
+		return -errno;
+	}
 	mp_pack(&msg, kActAttach, req);
+	msg.num_fds = 1;
+	msg.fds[0] = self.get();
 	if (rte_mp_request_sync(&msg, &reply, &ts) != 0 || reply.nb_received != 1) {
 		int err = reply.nb_received == 0 ? ETIMEDOUT : rte_errno;
 		free(reply.msgs);
@@ -112,6 +159,9 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 		DVS_LOG(ERR, "the primary refused the attach: %s", strerror(-rep->status));
 		return rep->status;
 	}
+	watch_primary(std::move(fds->back()));
+	fds->pop_back();
+	dvs::fault_point("attach-reply");
 	return 0;
 }
 
@@ -129,6 +179,48 @@ int on_event(const struct rte_mp_msg *msg, const void *)
 	return 0;
 }
 
+void send_ack(const RevokeMsg &r)
+{
+	struct rte_mp_msg msg;
+	RevokeAck a{};
+
+	a.hdr = mp_hdr();
+	memcpy(a.ibdev, r.ibdev, sizeof(a.ibdev));
+	a.slot = r.slot;
+	a.gen = r.gen;
+	a.revoke_id = r.revoke_id;
+	mp_pack(&msg, kActRevokeAck, a);
+	if (rte_mp_sendmsg(&msg) != 0)
+		DVS_LOG(ERR, "cannot answer a revoke: %s", rte_strerror(rte_errno));
+}
+
+int on_revoke(const struct rte_mp_msg *msg, const void *)
+{
+	Library &lib = Library::get();
+	RevokeMsg r;
+	std::string why;
+
+	if (decode_revoke(*msg, &r, &why) != 0) {
+		DVS_LOG(ERR, "revoke message refused: %s", why.c_str());
+		return 0;
+	}
+	dvshare_dev *d;
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		d = lib.find(r.ibdev);
+	}
+	/* No such device here: nothing to let go of (an attach in progress
+	 * revalidates when it completes). */
+	std::string name;
+	if (d != nullptr && !d->revoke_local(r.slot, r.gen, r.revoke_id, &name))
+		return 0;
+	send_ack(r);
+	dvs::fault_point("revoke-ack");
+	if (d != nullptr)
+		lib.emit(d, DVSHARE_EVENT_REVOKED, name.c_str(), r.hdr.pid);
+	return 0;
+}
+
 std::mutex init_mu;
 bool initialised;
 
@@ -140,10 +232,13 @@ int ipc_secondary_init()
 
 	if (initialised)
 		return 0;
-	if (rte_mp_action_register(kActEvent, on_event) != 0 && rte_errno != EEXIST) {
-		DVS_LOG(ERR, "cannot register IPC action %s: %s", kActEvent,
-			rte_strerror(rte_errno));
-		return -rte_errno;
+	for (auto [name, fn] : { std::pair<const char *, rte_mp_t>{ kActEvent, on_event },
+				 { kActRevoke, on_revoke } }) {
+		if (rte_mp_action_register(name, fn) != 0 && rte_errno != EEXIST) {
+			DVS_LOG(ERR, "cannot register IPC action %s: %s", name,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
 	}
 	initialised = true;
 	return 0;
@@ -195,6 +290,7 @@ void ipc_send_detach(const dvshare_dev *dev)
 	m.hdr = mp_hdr();
 	snprintf(m.ibdev, sizeof(m.ibdev), "%s", dev->name().c_str());
 	mp_pack(&msg, kActDetach, m);
+	/* Delivered to the primary only: secondaries do not register it. */
 	if (rte_mp_sendmsg(&msg) != 0)
 		DVS_LOG(DEBUG, "detach notice not sent: %s", rte_strerror(rte_errno));
 }

@@ -92,6 +92,25 @@ void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, p
 		emit(d, ev, name, pid);
 }
 
+void Library::peer_gone(const char *ibdev, pid_t pid)
+{
+	std::lock_guard<std::mutex> lock(mu);
+	dvshare_dev *d = find(ibdev);
+
+	if (d != nullptr)
+		d->peer_gone(pid);
+}
+
+void Library::revoke_ack(const char *ibdev, pid_t pid, uint32_t revoke_id, uint32_t slot,
+			 uint32_t gen)
+{
+	std::lock_guard<std::mutex> lock(mu);
+	dvshare_dev *d = find(ibdev);
+
+	if (d != nullptr)
+		d->revoke_ack(pid, revoke_id, slot, gen);
+}
+
 int Library::subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 {
 	std::lock_guard<std::mutex> lock(mu);

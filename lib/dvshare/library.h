@@ -41,6 +41,14 @@ public:
 		  bool need_dev);
 	int subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
 
+	/* Primary: route peer news to the device named @ibdev. */
+	void peer_gone(const char *ibdev, pid_t pid);
+	void revoke_ack(const char *ibdev, pid_t pid, uint32_t revoke_id, uint32_t slot,
+			uint32_t gen);
+	/* Secondary: the primary's pid once it died, else 0. */
+	pid_t orphaned() const { return orphaned_.load(); }
+	void set_orphaned(pid_t primary) { orphaned_.store(primary); }
+
 	mutable std::mutex mu;
 	std::vector<std::unique_ptr<dvshare_dev>> devices;
 	uint64_t list_gen = 0; /* bumped whenever the device list changes */
@@ -49,6 +57,7 @@ public:
 private:
 	Library() = default;
 	std::vector<EventSub> subs_;
+	std::atomic<pid_t> orphaned_{0};
 };
 
 } // namespace dvs

@@ -107,6 +107,7 @@ bool validate_entry(const RegEntry &e)
 	case EntryState::Tombstone:
 		return true;
 	case EntryState::Live:
+	case EntryState::Revoking:
 		break;
 	default:
 		return false;
@@ -264,7 +265,8 @@ int Registry::insert(const RegEntry &init, uint32_t *slot)
 	for (i = 0; i <= mask; i++) {
 		uint32_t s = (hash + i) & mask;
 		const RegEntry &e = ents[s];
-		if (e.state == static_cast<uint32_t>(EntryState::Live)) {
+		if (e.state == static_cast<uint32_t>(EntryState::Live) ||
+		    e.state == static_cast<uint32_t>(EntryState::Revoking)) {
 			if (i <= h->max_probe && e.hash == hash && strcmp(e.name, init.name) == 0)
 				return -EEXIST;
 		} else {
@@ -307,6 +309,26 @@ int Registry::set_meta(uint32_t slot, const void *meta, size_t len)
 	e.meta_len = static_cast<uint16_t>(len);
 	write_entry(dst, e);
 	return 0;
+}
+
+void Registry::set_revoking(uint32_t slot, uint32_t revoke_id)
+{
+	RegEntry &dst = wentries()[slot];
+	RegEntry e = dst;
+
+	e.state = static_cast<uint32_t>(EntryState::Revoking);
+	e.revoke_id = revoke_id;
+	write_entry(dst, e);
+}
+
+void Registry::set_live(uint32_t slot)
+{
+	RegEntry &dst = wentries()[slot];
+	RegEntry e = dst;
+
+	e.state = static_cast<uint32_t>(EntryState::Live);
+	e.revoke_id = 0;
+	write_entry(dst, e);
 }
 
 void Registry::remove(uint32_t slot)

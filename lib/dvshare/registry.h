@@ -56,6 +56,9 @@ public:
 	/* Writer side (primary, one caller at a time). */
 	int insert(const RegEntry &init, uint32_t *slot);
 	int set_meta(uint32_t slot, const void *meta, size_t len);
+	/* Live <-> Revoking (same generation). */
+	void set_revoking(uint32_t slot, uint32_t revoke_id);
+	void set_live(uint32_t slot);
 	void remove(uint32_t slot);
 	void mark_closed();
 

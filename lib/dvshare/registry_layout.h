@@ -33,6 +33,7 @@ enum class EntryState : uint32_t {
 	Empty = 0,     /* never used: ends a probe */
 	Live = 1,      /* published */
 	Tombstone = 2, /* removed: probing continues past it */
+	Revoking = 3,  /* being destroyed: invisible to lookups, still owned */
 };
 
 struct RegHeader {
@@ -73,7 +74,8 @@ struct RegEntry {
 	char name[DVSHARE_NAME_MAX];
 	uint8_t blob[kBlobMax];
 	uint8_t meta[DVSHARE_META_MAX];
-	uint8_t reserved1[16];
+	uint32_t revoke_id; /* which destroy attempt marked it Revoking */
+	uint8_t reserved1[12];
 };
 static_assert(sizeof(RegEntry) == 320);
 

@@ -7,7 +7,9 @@
  * as an application would. Replies start with "@@ " because DPDK logs to
  * stdout too.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +29,17 @@
 
 static struct dvs_sim_engine *engines[MAX_DEVS];
 static char engine_dev[MAX_DEVS][64];
-static unsigned int ev_published, ev_attached, ev_detached;
+#define MAX_HELD 16
+
+static unsigned int ev_count[16];
 static char ev_last[DVSHARE_NAME_MAX];
+static volatile int block_revoke;
+
+/* Handles kept across commands (to act on them after a revoke). */
+static struct {
+	struct dvshare_var *var;
+	struct dvshare_obj *obj;
+} held[MAX_HELD];
 
 static void reply(const char *fmt, ...)
 {
@@ -53,18 +64,13 @@ static void on_event(struct dvshare_dev *dev, enum dvshare_event ev, const char 
 	(void)dev;
 	(void)pid;
 	(void)arg;
-	switch (ev) {
-	case DVSHARE_EVENT_PUBLISHED:
-		__atomic_add_fetch(&ev_published, 1, __ATOMIC_RELAXED);
+	if ((unsigned int)ev < 16)
+		__atomic_add_fetch(&ev_count[ev], 1, __ATOMIC_RELAXED);
+	if (ev == DVSHARE_EVENT_PUBLISHED)
 		snprintf(ev_last, sizeof(ev_last), "%s", name);
-		break;
-	case DVSHARE_EVENT_PEER_ATTACHED:
-		__atomic_add_fetch(&ev_attached, 1, __ATOMIC_RELAXED);
-		break;
-	case DVSHARE_EVENT_PEER_DETACHED:
-		__atomic_add_fetch(&ev_detached, 1, __ATOMIC_RELAXED);
-		break;
-	}
+	/* A "hung" secondary: the application sits in its REVOKING callback. */
+	while (ev == DVSHARE_EVENT_REVOKING && block_revoke)
+		usleep(1000);
 }
 
 static struct dvshare_dev *dev_of(const char *name)
@@ -256,6 +262,137 @@ static void cmd_simstats(const char *dev)
 	reply("ok %u %u %u", s.vars, s.devx_objs, s.umems);
 }
 
+static void cmd_hold(struct dvshare_dev *d, const char *what, const char *name)
+{
+	for (unsigned int i = 0; i < MAX_HELD; i++) {
+		if (held[i].var != NULL || held[i].obj != NULL)
+			continue;
+		if (strcmp(what, "var") == 0)
+			held[i].var = dvshare_var_lookup(d, name);
+		else
+			held[i].obj = dvshare_obj_lookup(d, name);
+		if (held[i].var == NULL && held[i].obj == NULL)
+			return reply_err("hold");
+		return reply("ok %u", i);
+	}
+	reply("err %d no room", ENOSPC);
+}
+
+static void cmd_query_held(unsigned int i)
+{
+	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
+	struct dvshare_obj *o = i < MAX_HELD ? held[i].obj : NULL;
+
+	if (o == NULL)
+		return reply("err %d no such held object", EINVAL);
+	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, dvshare_obj_id(o));
+	if (dvshare_obj_query(o, in, sizeof(in), out, sizeof(out)) != 0)
+		reply_err("query");
+	else
+		reply("ok");
+}
+
+/* Entries in a directory, or lines in a file. */
+static int count_entries(const char *path, int lines)
+{
+	int n = 0;
+
+	if (lines) {
+		FILE *f = fopen(path, "r");
+		char buf[512];
+		while (f != NULL && fgets(buf, sizeof(buf), f) != NULL)
+			n++;
+		if (f != NULL)
+			fclose(f);
+		return n;
+	}
+	DIR *dir = opendir(path);
+	struct dirent *e;
+	while (dir != NULL && (e = readdir(dir)) != NULL)
+		n += e->d_name[0] != '.';
+	if (dir != NULL)
+		closedir(dir);
+	return n - 1; /* the directory's own fd */
+}
+
+/* Primary: close the device, then count what the device still holds
+ * through a context of our own on the same ufile. */
+static void cmd_closecheck(const char *name)
+{
+	const struct dvs_glue *g = dvs_sim_glue();
+	struct dvshare_dev *d = dev_of(name);
+	struct ibv_context *probe;
+	struct dvs_sim_stats st;
+	int fd;
+
+	if (d == NULL)
+		return;
+	fd = dup(dvshare_dev_ctx(d)->cmd_fd);
+	probe = g->import_device(fd);
+	if (probe == NULL)
+		return reply("err %d import", errno);
+	if (dvshare_dev_close(d) != 0) {
+		reply_err("close");
+	} else {
+		dvs_sim_stats(probe, &st);
+		reply("ok %u %u %u", st.vars, st.devx_objs, st.umems);
+	}
+	g->close_device(probe);
+}
+
+/* Secondary: try every way to write the registry we were given. Replies
+ * with the number of attempts that succeeded (0 expected) and made. */
+static void cmd_regwrite(const char *dev)
+{
+	char want[128], link[300], target[256], line[512];
+	int ok = 0, tried = 0;
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	snprintf(want, sizeof(want), "memfd:dvshare-registry-%s", dev);
+	while (dir != NULL && (e = readdir(dir)) != NULL) {
+		ssize_t n;
+		int fd = atoi(e->d_name), rw;
+		void *p;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strncmp(target, want, strlen(want)) != 0)
+			continue;
+		tried += 3;
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		ok += p != MAP_FAILED;
+		ok += write(fd, "x", 1) == 1;
+		ok += ftruncate(fd, 0) == 0;
+		rw = open(link, O_RDWR);
+		if (rw >= 0) {
+			tried += 3;
+			p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0);
+			ok += p != MAP_FAILED;
+			ok += pwrite(rw, "x", 1, 0) == 1;
+			ok += ftruncate(rw, 1 << 30) == 0;
+			close(rw);
+		}
+	}
+	if (dir != NULL)
+		closedir(dir);
+	/* The read-only mapping itself cannot be made writable. */
+	FILE *f = fopen("/proc/self/maps", "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+		if (strstr(line, want + 6) == NULL || sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		tried++;
+		ok += mprotect((void *)lo, 4096, PROT_READ | PROT_WRITE) == 0;
+	}
+	if (f != NULL)
+		fclose(f);
+	reply("ok %d %d", ok, tried);
+}
+
 /* Share a context the application opened itself (the software device's
  * glue stands in for the application's own rdma-core calls). */
 static void cmd_adopt(const char *name)
@@ -321,8 +458,15 @@ static int run(char *line)
 	struct dvshare_dev *d;
 
 	line[strcspn(line, "\n")] = '\0';
-	if (sscanf(line, "open %255s %u", a, &x) >= 1) {
-		struct dvshare_dev_conf conf = { x };
+	if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
+		uid_t uids[8];
+		struct dvshare_dev_conf conf;
+		memset(&conf, 0, sizeof(conf));
+		conf.max_objects = x;
+		/* Optional third word: comma-separated allowed uids. */
+		for (char *t = strtok(c, ","); t != NULL && conf.n_allowed_uids < 8; t = strtok(NULL, ","))
+			uids[conf.n_allowed_uids++] = (uid_t)strtoul(t, NULL, 10);
+		conf.allowed_uids = conf.n_allowed_uids ? uids : NULL;
 		if (dvshare_dev_open(a, &conf) == NULL)
 			reply_err("open");
 		else
@@ -398,10 +542,48 @@ static int run(char *line)
 				reply("ok");
 		}
 	} else if (strcmp(line, "events") == 0) {
-		reply("ok %u %u %u %s", __atomic_load_n(&ev_published, __ATOMIC_RELAXED),
-		      __atomic_load_n(&ev_attached, __ATOMIC_RELAXED),
-		      __atomic_load_n(&ev_detached, __ATOMIC_RELAXED),
+		reply("ok %u %u %u %s", __atomic_load_n(&ev_count[DVSHARE_EVENT_PUBLISHED], __ATOMIC_RELAXED),
+		      __atomic_load_n(&ev_count[DVSHARE_EVENT_PEER_ATTACHED], __ATOMIC_RELAXED),
+		      __atomic_load_n(&ev_count[DVSHARE_EVENT_PEER_DETACHED], __ATOMIC_RELAXED),
 		      ev_last[0] ? ev_last : "-");
+	} else if (sscanf(line, "ev %u", &x) == 1) {
+		reply("ok %u", x < 16 ? __atomic_load_n(&ev_count[x], __ATOMIC_RELAXED) : 0);
+	} else if (sscanf(line, "blockrevoke %u", &x) == 1) {
+		block_revoke = (int)x;
+		reply("ok");
+	} else if (sscanf(line, "destroy %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		if (dvshare_destroy(d, b, x) != 0)
+			reply_err("destroy");
+		else
+			reply("ok");
+	} else if (sscanf(line, "hold %255s %255s %255s", a, b, c) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_hold(d, b, c);
+	} else if (sscanf(line, "ringheld %u %u %u", &x, &y, &z) == 3) {
+		if (x >= MAX_HELD || held[x].var == NULL)
+			return reply("err %d no such held VAR", EINVAL), 0;
+		dvshare_doorbell32(dvshare_var_addr(held[x].var), y, z);
+		reply("ok");
+	} else if (sscanf(line, "queryheld %u", &x) == 1) {
+		cmd_query_held(x);
+	} else if (sscanf(line, "releaseheld %u", &x) == 1) {
+		if (x < MAX_HELD) {
+			dvshare_var_release(held[x].var);
+			dvshare_obj_release(held[x].obj);
+			held[x].var = NULL;
+			held[x].obj = NULL;
+		}
+		reply("ok");
+	} else if (strcmp(line, "fdcount") == 0) {
+		reply("ok %d", count_entries("/proc/self/fd", 0));
+	} else if (strcmp(line, "mapcount") == 0) {
+		reply("ok %d", count_entries("/proc/self/maps", 1));
+	} else if (sscanf(line, "closecheck %255s", a) == 1) {
+		cmd_closecheck(a);
+	} else if (sscanf(line, "regwrite %255s", a) == 1) {
+		cmd_regwrite(a);
 	} else if (sscanf(line, "simstats %255s", a) == 1) {
 		cmd_simstats(a);
 	} else if (sscanf(line, "close %255s", a) == 1) {
@@ -437,6 +619,10 @@ int main(int argc, char **argv)
 			break;
 	for (int i = 0; i < MAX_DEVS; i++)
 		dvs_sim_engine_destroy(engines[i]);
+	for (int i = 0; i < MAX_HELD; i++) {
+		dvshare_var_release(held[i].var);
+		dvshare_obj_release(held[i].obj);
+	}
 	rte_eal_cleanup();
 	reply("bye");
 	return 0;

@@ -21,6 +21,7 @@ void test_attach_req_roundtrip()
 	std::string why;
 
 	mp_pack(&m, kActAttach, req);
+	m.num_fds = 1; /* the sender's pidfd */
 	CU_ASSERT_STRING_EQUAL(m.name, kActAttach);
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), 0);
 	CU_ASSERT_EQUAL(out.start, 4u);
@@ -34,15 +35,20 @@ void test_wrong_sizes_and_fds()
 	std::string why;
 
 	mp_pack(&m, kActAttach, req);
+	m.num_fds = 1;
 	m.len_param -= 1;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 1;
+	m.num_fds = 0; /* no pidfd: refused */
+	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
+	m.num_fds = 2;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 	mp_pack(&m, kActAttach, req);
+	m.num_fds = 1;
 	reinterpret_cast<AttachReq *>(m.param)->hdr.magic = 0;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 	mp_pack(&m, kActAttach, req);
+	m.num_fds = 1;
 	reinterpret_cast<AttachReq *>(m.param)->hdr.pid = 0;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 }
@@ -55,6 +61,7 @@ void test_version_mismatch_names_both()
 
 	req.hdr.lib_version = (3u << 16) | (1u << 8) | 4u;
 	mp_pack(&m, kActAttach, req);
+	m.num_fds = 1;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "3.1.4"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "0.1.0"));
@@ -67,7 +74,7 @@ void test_version_mismatch_names_both()
 	m.len_param = sizeof(bigger);
 	memcpy(m.param, bigger, sizeof(bigger));
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EPROTO);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "protocol 2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), ("protocol " + std::to_string(kMpProto + 1)).c_str()));
 }
 
 void test_attach_rep_counts()
@@ -81,24 +88,30 @@ void test_attach_rep_counts()
 	rep.start = 4;
 	rep.count = 2;
 	mp_pack(&m, kActAttach, rep);
-	m.num_fds = 4;
+	m.num_fds = 5; /* two devices and the primary's pidfd */
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
-	m.num_fds = 3; /* two devices need four fds */
+	m.num_fds = 4;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
-	rep.count = 5; /* more than fit in a message */
+	rep.count = kDevsPerMsg + 1; /* more than fit in a message */
 	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 8;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
-	rep.count = 3; /* past the total */
+	rep.start = 5;
+	rep.count = 2; /* past the total */
 	mp_pack(&m, kActAttach, rep);
-	m.num_fds = 6;
+	m.num_fds = 5;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
 	rep.count = 0;
 	rep.status = -EPROTO;
 	mp_pack(&m, kActAttach, rep);
+	m.num_fds = 0; /* a refusal carries nothing */
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
 	CU_ASSERT_EQUAL(out.status, -EPROTO);
 	rep.status = 5;
+	mp_pack(&m, kActAttach, rep);
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.status = -EPERM;
+	rep.count = 1; /* a refusal naming devices */
 	mp_pack(&m, kActAttach, rep);
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
 }
@@ -131,12 +144,50 @@ void test_event_and_detach_strings()
 	CU_ASSERT_EQUAL(decode_detach(m, &dout, &why), 0);
 }
 
+void test_revoke_messages()
+{
+	struct rte_mp_msg m;
+	RevokeMsg r{}, ro;
+	RevokeAck a{}, ao;
+	std::string why;
+
+	r.hdr = mp_hdr();
+	strcpy(r.ibdev, "sim0");
+	r.slot = 3;
+	r.gen = 1;
+	r.revoke_id = 9;
+	mp_pack(&m, kActRevoke, r);
+	CU_ASSERT_EQUAL(decode_revoke(m, &ro, &why), 0);
+	CU_ASSERT_EQUAL(ro.revoke_id, 9u);
+	r.gen = 0; /* generations start at 1 */
+	mp_pack(&m, kActRevoke, r);
+	CU_ASSERT_EQUAL(decode_revoke(m, &ro, &why), -EBADMSG);
+	r.gen = 1;
+	r.ibdev[0] = '\0';
+	mp_pack(&m, kActRevoke, r);
+	CU_ASSERT_EQUAL(decode_revoke(m, &ro, &why), -EBADMSG);
+	a.hdr = mp_hdr();
+	strcpy(a.ibdev, "sim0");
+	a.slot = 1u << 30;
+	a.gen = 1;
+	a.revoke_id = 1;
+	mp_pack(&m, kActRevokeAck, a);
+	CU_ASSERT_EQUAL(decode_revoke_ack(m, &ao, &why), -EBADMSG);
+	a.slot = 0;
+	mp_pack(&m, kActRevokeAck, a);
+	m.num_fds = 1;
+	CU_ASSERT_EQUAL(decode_revoke_ack(m, &ao, &why), -EBADMSG);
+	m.num_fds = 0;
+	CU_ASSERT_EQUAL(decode_revoke_ack(m, &ao, &why), 0);
+}
+
 const dvs_test_case cases[] = {
 	DVS_TEST(test_attach_req_roundtrip),
 	DVS_TEST(test_wrong_sizes_and_fds),
 	DVS_TEST(test_version_mismatch_names_both),
 	DVS_TEST(test_attach_rep_counts),
 	DVS_TEST(test_event_and_detach_strings),
+	DVS_TEST(test_revoke_messages),
 	DVS_TEST_END,
 };
 

@@ -85,9 +85,10 @@ static inline int peer_read(struct peer *p, int timeout_ms)
 	}
 }
 
-/* Start @prog as a DPDK process on @prefix. Returns 0 once it said ready. */
-static inline int peer_start_prog(struct peer *p, const char *prog, const char *prefix,
-				  int primary)
+/* Start @prog as a DPDK process on @prefix, with @env ("NAME=value" or
+ * NULL) added to its environment. Returns 0 once it said ready. */
+static inline int peer_start_env(struct peer *p, const char *prog, const char *prefix,
+				 int primary, const char *env)
 {
 	int in[2], out[2];
 	char fp[128];
@@ -110,6 +111,8 @@ static inline int peer_start_prog(struct peer *p, const char *prog, const char *
 		personality(ADDR_NO_RANDOMIZE);
 		if (!primary)
 			args[7] = NULL; /* -m is the primary's business */
+		if (env != NULL)
+			putenv((char *)env);
 		execv(prog, args);
 		_exit(127);
 	}
@@ -124,28 +127,58 @@ static inline int peer_start_prog(struct peer *p, const char *prog, const char *
 	return 0;
 }
 
+static inline int peer_start_prog(struct peer *p, const char *prog, const char *prefix,
+				  int primary)
+{
+	return peer_start_env(p, prog, prefix, primary, NULL);
+}
+
 static inline int peer_start(struct peer *p, const char *prefix, int primary)
 {
 	return peer_start_prog(p, mp_peer_prog, prefix, primary);
 }
 
+static inline int peer_vsend(struct peer *p, const char *fmt, va_list ap)
+{
+	char line[MP_REPLY_MAX];
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+
+	line[n++] = '\n';
+	return write(p->to, line, (size_t)n) == n ? 0 : -EPIPE;
+}
+
+/* Send a command without waiting; read its reply with peer_reply(). */
+static inline int peer_send(struct peer *p, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = peer_vsend(p, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static inline const char *peer_reply(struct peer *p)
+{
+	peer_read(p, MP_TIMEOUT_MS);
+	return p->last;
+}
+
 /* Send a command; returns the reply (valid until the next command). */
 static inline const char *peer_cmd(struct peer *p, const char *fmt, ...)
 {
-	char line[MP_REPLY_MAX];
 	va_list ap;
-	int n;
+	int rc;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	rc = peer_vsend(p, fmt, ap);
 	va_end(ap);
-	line[n++] = '\n';
-	if (write(p->to, line, (size_t)n) != n) {
+	if (rc != 0) {
 		snprintf(p->last, sizeof(p->last), "err write");
 		return p->last;
 	}
-	peer_read(p, MP_TIMEOUT_MS);
-	return p->last;
+	return peer_reply(p);
 }
 
 /* Reply is "ok" (optionally followed by values). */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fault injection for the fault suite: DVSHARE_FAULT=<point> in the
+ * environment makes this process SIGKILL itself when it reaches <point>,
+ * so tests can kill a peer at an exact protocol step. Points:
+ *   attach-reply   secondary, the primary's answer received, nothing imported
+ *   attach-import  secondary, one object imported
+ *   revoke-fence   secondary, objects let go, ack not sent
+ *   revoke-ack     secondary, ack sent
+ *   primary-revoke primary, entry marked revoking, nobody asked yet
+ */
+#ifndef DVS_FAULT_H
+#define DVS_FAULT_H
+
+namespace dvs {
+
+void fault_point(const char *point);
+
+} // namespace dvs
+
+#endif

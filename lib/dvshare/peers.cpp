@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "peers.h"
+
+#include "dvs_log.h"
+#include "library.h"
+
+namespace dvs {
+
+Peers &Peers::get()
+{
+	static Peers p;
+	return p;
+}
+
+int Peers::attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs)
+{
+	std::unique_ptr<PidWatch> watch;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		spent_.clear();
+		auto it = peers_.find(pid);
+		if (it != peers_.end()) {
+			/* Already watched: another device for a known peer. */
+			it->second.devices.insert(devs.begin(), devs.end());
+			return 0;
+		}
+	}
+	int err = 0;
+	watch = PidWatch::start(std::move(pidfd), [this, pid] { died(pid); }, &err);
+	if (watch == nullptr)
+		return err;
+	std::lock_guard<std::mutex> lock(mu_);
+	Peer &p = peers_[pid];
+	p.uid = uid;
+	p.watch = std::move(watch);
+	p.devices.insert(devs.begin(), devs.end());
+	return 0;
+}
+
+void Peers::detached(pid_t pid, const std::string &dev)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	if (it != peers_.end())
+		it->second.devices.erase(dev);
+}
+
+std::set<pid_t> Peers::attached_to(const std::string &dev)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	std::set<pid_t> out;
+
+	for (const auto &[pid, p] : peers_)
+		if (p.devices.count(dev) != 0)
+			out.insert(pid);
+	return out;
+}
+
+std::vector<PeerInfo> Peers::list()
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	std::vector<PeerInfo> out;
+
+	for (const auto &[pid, p] : peers_)
+		out.push_back({ pid, p.uid, { p.devices.begin(), p.devices.end() } });
+	return out;
+}
+
+/* On the interrupt thread: the peer's pidfd fired. */
+void Peers::died(pid_t pid)
+{
+	std::set<std::string> devs;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		auto it = peers_.find(pid);
+		if (it == peers_.end())
+			return;
+		devs = std::move(it->second.devices);
+		spent_.push_back(std::move(it->second.watch));
+		peers_.erase(it);
+	}
+	DVS_LOG(NOTICE, "secondary pid %d died: reclaiming its attachments", pid);
+	Library &lib = Library::get();
+	for (const std::string &d : devs) {
+		lib.peer_gone(d.c_str(), pid);
+		lib.emit(d.c_str(), DVSHARE_EVENT_PEER_DIED, nullptr, pid, true);
+	}
+}
+
+} // namespace dvs
