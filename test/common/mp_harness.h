@@ -36,7 +36,7 @@ struct peer {
 };
 
 /* Program paths and options, set by the test's main(). */
-static const char *mp_peer_prog, *mp_plain_prog;
+static const char *mp_peer_prog __attribute__((unused)), *mp_plain_prog __attribute__((unused));
 
 static inline void mp_prefix(char *buf, size_t n, const char *tag)
 {

@@ -349,7 +349,7 @@ static void cmd_regwrite(const char *dev)
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *e;
 
-	snprintf(want, sizeof(want), "memfd:dvshare-registry-%s", dev);
+	snprintf(want, sizeof(want), "memfd:dvshare-registry-%s", dev); /* "/memfd:..." in /proc */
 	while (dir != NULL && (e = readdir(dir)) != NULL) {
 		ssize_t n;
 		int fd = atoi(e->d_name), rw;
@@ -360,7 +360,7 @@ static void cmd_regwrite(const char *dev)
 		if (n <= 0)
 			continue;
 		target[n] = '\0';
-		if (strncmp(target, want, strlen(want)) != 0)
+		if (strstr(target, want) == NULL)
 			continue;
 		tried += 3;
 		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -383,7 +383,7 @@ static void cmd_regwrite(const char *dev)
 	FILE *f = fopen("/proc/self/maps", "r");
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		unsigned long lo, hi;
-		if (strstr(line, want + 6) == NULL || sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+		if (strstr(line, want) == NULL || sscanf(line, "%lx-%lx", &lo, &hi) != 2)
 			continue;
 		tried++;
 		ok += mprotect((void *)lo, 4096, PROT_READ | PROT_WRITE) == 0;
@@ -458,7 +458,20 @@ static int run(char *line)
 	struct dvshare_dev *d;
 
 	line[strcspn(line, "\n")] = '\0';
-	if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
+	/* Longer command names first: sscanf("ring %s") also matches "ringheld". */
+	if (0) {
+	} else if (sscanf(line, "ringheld %u %u %u", &x, &y, &z) == 3) {
+		if (x >= MAX_HELD || held[x].var == NULL)
+			return reply("err %d no such held VAR", EINVAL), 0;
+		dvshare_doorbell32(dvshare_var_addr(held[x].var), y, z);
+		reply("ok");
+	} else if (sscanf(line, "peekheld %u %u", &x, &y) == 2) {
+		if (x >= MAX_HELD || held[x].var == NULL)
+			return reply("err %d no such held VAR", EINVAL), 0;
+		reply("ok %u", *(volatile uint32_t *)((uint8_t *)dvshare_var_addr(held[x].var) + y));
+	} else if (sscanf(line, "queryheld %u", &x) == 1) {
+		cmd_query_held(x);
+	} else if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
 		uid_t uids[8];
 		struct dvshare_dev_conf conf;
 		memset(&conf, 0, sizeof(conf));
@@ -561,13 +574,6 @@ static int run(char *line)
 	} else if (sscanf(line, "hold %255s %255s %255s", a, b, c) == 3) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_hold(d, b, c);
-	} else if (sscanf(line, "ringheld %u %u %u", &x, &y, &z) == 3) {
-		if (x >= MAX_HELD || held[x].var == NULL)
-			return reply("err %d no such held VAR", EINVAL), 0;
-		dvshare_doorbell32(dvshare_var_addr(held[x].var), y, z);
-		reply("ok");
-	} else if (sscanf(line, "queryheld %u", &x) == 1) {
-		cmd_query_held(x);
 	} else if (sscanf(line, "releaseheld %u", &x) == 1) {
 		if (x < MAX_HELD) {
 			dvshare_var_release(held[x].var);

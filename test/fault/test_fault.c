@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Suite fault: coordinated destroy, fencing, dead and hung peers, uid
+ * checks, registry write attempts and churn, with real DPDK processes
+ * (test/mp/mp_peer). Peers are killed with SIGKILL, from outside or at an
+ * exact protocol step (DVSHARE_FAULT=<point>, see lib/dvshare/fault.h).
+ *
+ * argv: PEER
+ */
+#include "dvs_cunit.h"
+#include "mp_harness.h"
+
+#define DEV "sim0"
+
+struct scene {
+	char prefix[96];
+	struct peer prim;
+	struct peer sec[4];
+	int nsec;
+};
+
+#define OK(p, ...)                                                            \
+	do {                                                                  \
+		const char *r_ = peer_cmd((p), __VA_ARGS__);                  \
+		if (!is_ok(r_))                                               \
+			fprintf(stderr, "%s:%d: '%s' -> %s\n", __FILE__, __LINE__, #__VA_ARGS__, r_); \
+		CU_ASSERT(is_ok(r_));                                         \
+	} while (0)
+
+#define REPLY_IS(p, want, ...)                                                \
+	do {                                                                  \
+		const char *r_ = peer_cmd((p), __VA_ARGS__);                  \
+		if (strcmp(r_, (want)) != 0)                                  \
+			fprintf(stderr, "%s:%d: '%s' -> %s (want %s)\n", __FILE__, __LINE__, \
+				#__VA_ARGS__, r_, (want));                    \
+		CU_ASSERT_STRING_EQUAL(r_, (want));                           \
+	} while (0)
+
+static int scene_start(struct scene *s, const char *tag)
+{
+	memset(s, 0, sizeof(*s));
+	mp_prefix(s->prefix, sizeof(s->prefix), tag);
+	mp_cleanup(s->prefix);
+	if (peer_start(&s->prim, s->prefix, 1) != 0)
+		return -1;
+	return is_ok(peer_cmd(&s->prim, "open " DEV)) ? 0 : -1;
+}
+
+/* A secondary, optionally armed to die at fault point @fault. */
+static struct peer *secondary(struct scene *s, const char *fault)
+{
+	static char env[64];
+	struct peer *p = &s->sec[s->nsec];
+
+	if (fault != NULL)
+		snprintf(env, sizeof(env), "DVSHARE_FAULT=%s", fault);
+	if (peer_start_env(p, mp_peer_prog, s->prefix, 0, fault ? env : NULL) != 0)
+		return NULL;
+	s->nsec++;
+	return p;
+}
+
+/* Kill a peer with SIGKILL and reap it. */
+static void kill9(struct peer *p)
+{
+	kill(p->pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(p, MP_TIMEOUT_MS), 128 + SIGKILL);
+}
+
+/* End: stop the survivors; the primary closes the device and the sim must
+ * hold no kernel object any more. */
+static void scene_end(struct scene *s)
+{
+	for (int i = 0; i < s->nsec; i++)
+		if (s->sec[i].pid > 0)
+			CU_ASSERT_EQUAL(peer_stop(&s->sec[i]), 0);
+	if (s->prim.pid > 0) {
+		REPLY_IS(&s->prim, "ok 0 0 0", "closecheck " DEV);
+		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
+	}
+	mp_cleanup(s->prefix);
+}
+
+static void publish_set(struct scene *s)
+{
+	OK(&s->prim, "create " DEV " var db0");
+	OK(&s->prim, "create " DEV " var db1");
+	OK(&s->prim, "create " DEV " umem m0 0");
+	OK(&s->prim, "create " DEV " obj q0 0 64");
+	OK(&s->prim, "create " DEV " obj q1 1 64");
+}
+
+/* What every kill scenario checks afterwards: the primary and a healthy
+ * secondary go on, and destroys do not wait for the dead. */
+static void survivors_work(struct scene *s, struct peer *healthy)
+{
+	OK(healthy, "ring " DEV " db0 1024 99 1");
+	REPLY_IS(&s->prim, "ok 99", "peek " DEV " db0 1024");
+	REPLY_IS(healthy, "ok 0 64 0", "query " DEV " q0");
+	/* 20 s: if the dead peer were waited for, this would be -EBUSY. */
+	OK(&s->prim, "destroy " DEV " q1 20000");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(healthy, "lookup " DEV " obj q1")));
+	OK(healthy, "lookup " DEV " obj q0");
+}
+
+/* --------------------------------------------------------------- destroy */
+
+static void test_destroy_reaches_every_secondary(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "destroy"), 0);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	REPLY_IS(a, "ok 0", "hold " DEV " obj q0");
+	REPLY_IS(b, "ok 0", "hold " DEV " var db0");
+	OK(&s.prim, "destroy " DEV " q0 5000");
+	/* Gone for lookups everywhere, refused through a held handle. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " obj q0"), "err 2", 5), 0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "queryheld 0"), "err 19", 6), 0);
+	REPLY_IS(a, "ok 1", "ev 5"); /* REVOKED */
+	REPLY_IS(&s.prim, "ok 2 1 1", "simstats " DEV);
+	/* A name can be published again once destroyed. */
+	OK(&s.prim, "create " DEV " obj q0 7 64");
+	REPLY_IS(a, "ok 7 64 0", "query " DEV " q0");
+	OK(a, "releaseheld 0");
+	OK(b, "releaseheld 0");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " nope 100"), "err 2", 5), 0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "destroy " DEV " db0 100"), "err 1", 5), 0);
+	scene_end(&s);
+}
+
+/* After revoke and re-allocation of the same VAR page, the revoked
+ * secondary's writes reach nobody. */
+static void test_fencing(void)
+{
+	struct scene s;
+	struct peer *a;
+	long page1, page2;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "fence"), 0);
+	page1 = ok_num(peer_cmd(&s.prim, "create " DEV " var v1"));
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	REPLY_IS(a, "ok 0", "hold " DEV " var v1");
+	OK(&s.prim, "engine " DEV);
+	OK(a, "ringheld 0 0 5");
+	REPLY_IS(&s.prim, "ok 1", "poll " DEV); /* before: it reaches the device */
+	OK(&s.prim, "destroy " DEV " v1 5000");
+	page2 = ok_num(peer_cmd(&s.prim, "create " DEV " var v2"));
+	CU_ASSERT_EQUAL(page2, page1); /* the device reuses the page */
+	for (int i = 0; i < 100; i++)
+		OK(a, "ringheld 0 0 %d", i);
+	REPLY_IS(&s.prim, "ok 0", "poll " DEV);
+	REPLY_IS(&s.prim, "ok 0 0", "kicks " DEV " v2");
+	/* Control: the new owner's own doorbell is counted. */
+	OK(&s.prim, "ring " DEV " v2 0 8 1");
+	REPLY_IS(&s.prim, "ok 1", "poll " DEV);
+	OK(a, "releaseheld 0");
+	scene_end(&s);
+}
+
+/* A secondary that does not answer: -EBUSY and nothing changes; success
+ * once it answers, and at once when it dies. */
+static void test_hung_secondary(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "hung"), 0);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	OK(a, "blockrevoke 1");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " db1 300"), "err 16", 6), 0);
+	/* Intact and usable everywhere, including where it was let go of. */
+	OK(b, "ring " DEV " db1 1024 3 1");
+	REPLY_IS(&s.prim, "ok 3", "peek " DEV " db1 1024");
+	OK(&s.prim, "lookup " DEV " var db1");
+	REPLY_IS(&s.prim, "ok 2 2 1", "simstats " DEV);
+	/* It answers now: the destroy goes through. */
+	OK(a, "blockrevoke 0");
+	OK(a, "ring " DEV " db1 1024 4 1");
+	REPLY_IS(&s.prim, "ok 4", "peek " DEV " db1 1024");
+	OK(&s.prim, "destroy " DEV " db1 5000");
+	/* Hung again, and killed while the primary waits: it proceeds. */
+	OK(a, "blockrevoke 1");
+	peer_send(&s.prim, "destroy " DEV " m0 20000");
+	usleep(200000);
+	kill9(a);
+	CU_ASSERT_STRING_EQUAL(peer_reply(&s.prim), "ok");
+	survivors_work(&s, b);
+	scene_end(&s);
+}
+
+/* ------------------------------------------------------------ kill -9 */
+
+/* A secondary dies at @fault (or, with NULL, is killed holding objects). */
+static void kill_secondary_at(const char *tag, const char *fault, int during_destroy)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, tag), 0);
+	publish_set(&s);
+	b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	if (fault != NULL && !during_destroy) {
+		/* Dies inside rte_eal_init: it never says ready. */
+		struct peer dead;
+		char env[64];
+		snprintf(env, sizeof(env), "DVSHARE_FAULT=%s", fault);
+		CU_ASSERT_NOT_EQUAL(peer_start_env(&dead, mp_peer_prog, s.prefix, 0, env), 0);
+		CU_ASSERT_EQUAL(peer_wait(&dead, MP_TIMEOUT_MS), 128 + SIGKILL);
+	} else {
+		a = secondary(&s, fault);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+		OK(a, "lookup " DEV " obj q0");
+		if (during_destroy) {
+			/* It dies on its way through the revoke. */
+			OK(&s.prim, "destroy " DEV " q0 20000");
+			CU_ASSERT_EQUAL(peer_wait(a, MP_TIMEOUT_MS), 128 + SIGKILL);
+			OK(&s.prim, "create " DEV " obj q0 0 64");
+		} else {
+			kill9(a);
+		}
+	}
+	survivors_work(&s, b);
+	/* A newcomer attaches fine afterwards. */
+	struct peer *c = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	REPLY_IS(c, "ok 1", "status");
+	OK(c, "lookup " DEV " var db0");
+	scene_end(&s);
+}
+
+static void test_kill_secondary_after_attach_reply(void)
+{
+	kill_secondary_at("k-reply", "attach-reply", 0);
+}
+
+static void test_kill_secondary_mid_import(void)
+{
+	kill_secondary_at("k-import", "attach-import", 0);
+}
+
+static void test_kill_secondary_holding_objects(void)
+{
+	kill_secondary_at("k-hold", NULL, 0);
+}
+
+static void test_kill_secondary_after_fence(void)
+{
+	kill_secondary_at("k-fence", "revoke-fence", 1);
+}
+
+static void test_kill_secondary_after_ack(void)
+{
+	kill_secondary_at("k-ack", "revoke-ack", 1);
+}
+
+/* The primary dies (idle, or in the middle of a destroy): secondaries are
+ * told, keep using what they imported, and refuse new lookups. */
+static void kill_primary(const char *tag, int mid_destroy)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	memset(&s, 0, sizeof(s));
+	mp_prefix(s.prefix, sizeof(s.prefix), tag);
+	mp_cleanup(s.prefix);
+	CU_ASSERT_EQUAL_FATAL(peer_start_env(&s.prim, mp_peer_prog, s.prefix, 1,
+					     mid_destroy ? "DVSHARE_FAULT=primary-revoke" : NULL), 0);
+	OK(&s.prim, "open " DEV);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+	REPLY_IS(a, "ok 1", "hold " DEV " obj q0");
+	REPLY_IS(b, "ok 0", "hold " DEV " var db0");
+	if (mid_destroy) {
+		peer_send(&s.prim, "destroy " DEV " q0 5000");
+		CU_ASSERT_EQUAL(peer_wait(&s.prim, MP_TIMEOUT_MS), 128 + SIGKILL);
+	} else {
+		kill9(&s.prim);
+	}
+	for (int i = 0; i < 300 && ok_num(peer_cmd(a, "ev 7")) < 1; i++)
+		usleep(10000);
+	REPLY_IS(a, "ok 1", "ev 7"); /* PRIMARY_DIED */
+	/* What was imported keeps working: the cmd_fd keeps it alive. */
+	OK(a, "ringheld 0 1024 42");
+	REPLY_IS(b, "ok 42", "peekheld 0 1024");
+	OK(a, "queryheld 1");
+	/* No new lookups. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " var db1"), "err 107", 7), 0);
+	OK(a, "releaseheld 0");
+	OK(a, "releaseheld 1");
+	OK(b, "releaseheld 0");
+	s.prim.pid = 0;
+	for (int i = 0; i < s.nsec; i++)
+		CU_ASSERT_EQUAL(peer_stop(&s.sec[i]), 0);
+	mp_cleanup(s.prefix);
+}
+
+static void test_kill_primary_idle(void)
+{
+	kill_primary("k-prim", 0);
+}
+
+static void test_kill_primary_mid_destroy(void)
+{
+	kill_primary("k-primrev", 1);
+}
+
+/* ------------------------------------------------------------ security */
+
+static void test_uid_refusal(void)
+{
+	struct scene s;
+	struct peer *a;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	memset(&s, 0, sizeof(s));
+	mp_prefix(s.prefix, sizeof(s.prefix), "uid");
+	mp_cleanup(s.prefix);
+	CU_ASSERT_EQUAL_FATAL(peer_start(&s.prim, s.prefix, 1), 0);
+	/* Only uid 54321 may have sim0; sim1 is for this uid too. */
+	OK(&s.prim, "open sim0 0 54321");
+	OK(&s.prim, "open sim1 0 54321,%u", (unsigned int)geteuid());
+	OK(&s.prim, "create sim0 var secret");
+	OK(&s.prim, "create sim1 var open");
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	REPLY_IS(a, "ok 1", "status");
+	OK(a, "lookup sim1 var open");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup sim0 var secret")));
+	/* Nothing at all allowed: the attach itself is refused. */
+	OK(&s.prim, "close sim1");
+	struct peer *b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	REPLY_IS(b, "ok -1", "status"); /* -EPERM */
+	CU_ASSERT_EQUAL(peer_stop(b), 0);
+	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	s.nsec = 0;
+	REPLY_IS(&s.prim, "ok 0 0 0", "closecheck sim0");
+	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	mp_cleanup(s.prefix);
+}
+
+static void test_registry_write_attempts(void)
+{
+	struct scene s;
+	struct peer *a;
+	const char *r;
+	int ok = -1, tried = 0;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "regw"), 0);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	r = peer_cmd(a, "regwrite " DEV);
+	CU_ASSERT_EQUAL(sscanf(r, "ok %d %d", &ok, &tried), 2);
+	CU_ASSERT_EQUAL(ok, 0);  /* every attempt failed */
+	CU_ASSERT(tried >= 7);   /* and there were attempts to fail */
+	if (tried < 7)
+		fprintf(stderr, "regwrite: %s\n", r);
+	REPLY_IS(a, "ok 5", "count " DEV);
+	scene_end(&s);
+}
+
+/* ---------------------------------------------------------------- churn */
+
+static void test_churn(void)
+{
+	struct scene s;
+	struct peer *a;
+	long fds0[2], maps0[2];
+	const int cycles = 10000;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "churn"), 0);
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	for (int i = 0; i < cycles; i++) {
+		const char *r;
+		if (i == 100) { /* after warm-up: the reference counts */
+			fds0[0] = ok_num(peer_cmd(&s.prim, "fdcount"));
+			maps0[0] = ok_num(peer_cmd(&s.prim, "mapcount"));
+			fds0[1] = ok_num(peer_cmd(a, "fdcount"));
+			maps0[1] = ok_num(peer_cmd(a, "mapcount"));
+		}
+		r = peer_cmd(&s.prim, "create " DEV " %s c%d%s", i % 2 ? "obj" : "var", i,
+			     i % 2 ? " 0 64" : "");
+		CU_ASSERT_FATAL(is_ok(r));
+		r = peer_cmd(a, "lookup " DEV " %s c%d", i % 2 ? "obj" : "var", i);
+		CU_ASSERT_FATAL(is_ok(r));
+		r = peer_cmd(&s.prim, "destroy " DEV " c%d 5000", i);
+		CU_ASSERT_FATAL(is_ok(r));
+	}
+	REPLY_IS(&s.prim, "ok 0 0 0", "simstats " DEV);
+	fprintf(stderr, "churn: %d publish/attach/destroy cycles; fds %ld/%ld maps %ld/%ld\n",
+		cycles, fds0[0], fds0[1], maps0[0], maps0[1]);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "fdcount")), fds0[0]);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "mapcount")), maps0[0]);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "fdcount")), fds0[1]);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "mapcount")), maps0[1]);
+	scene_end(&s);
+}
+
+/* The primary's close runs the destroy protocol for every object. */
+static void test_close_is_coordinated(void)
+{
+	struct scene s;
+	struct peer *a;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "close"), 0);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+	OK(a, "blockrevoke 1");
+	/* A secondary holding on keeps the device open... */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "close " DEV), "err 16", 6), 0);
+	OK(a, "blockrevoke 0");
+	/* ...until it lets go; the revoked secondary has REVOKED events. */
+	REPLY_IS(&s.prim, "ok 0 0 0", "closecheck " DEV);
+	CU_ASSERT(ok_num(peer_cmd(a, "ev 5")) >= 4);
+	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " var db1")));
+	OK(a, "releaseheld 0");
+	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	mp_cleanup(s.prefix);
+}
+
+static const struct dvs_test_case cases[] = {
+	DVS_TEST(test_destroy_reaches_every_secondary),
+	DVS_TEST(test_fencing),
+	DVS_TEST(test_hung_secondary),
+	DVS_TEST(test_kill_secondary_after_attach_reply),
+	DVS_TEST(test_kill_secondary_mid_import),
+	DVS_TEST(test_kill_secondary_holding_objects),
+	DVS_TEST(test_kill_secondary_after_fence),
+	DVS_TEST(test_kill_secondary_after_ack),
+	DVS_TEST(test_kill_primary_idle),
+	DVS_TEST(test_kill_primary_mid_destroy),
+	DVS_TEST(test_uid_refusal),
+	DVS_TEST(test_registry_write_attempts),
+	DVS_TEST(test_close_is_coordinated),
+	DVS_TEST(test_churn),
+	DVS_TEST_END,
+};
+
+static int register_tests(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PEER\n", argv[0]);
+		return -1;
+	}
+	mp_peer_prog = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	return dvs_cunit_add("fault", cases);
+}
+
+DVS_CUNIT_MAIN("test_fault", register_tests)
