@@ -27,7 +27,7 @@ meson test -C build --print-errorlogs --num-processes 2 || status=1
 setup build-asan -Db_sanitize=address,undefined
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit --suite sim || status=1
+  meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit --suite sim --suite fuzz || status=1
 
 # One closing line for whoever reads the log: CUnit tests across both runs.
 python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'

@@ -193,6 +193,22 @@ static inline long ok_num(const char *r)
 	return is_ok(r) && r[2] == ' ' ? strtol(r + 3, NULL, 0) : -1;
 }
 
+/* Log a reply that was not the one expected (the assert says where). */
+static inline int mp_expect(int line, const char *cmd, const char *got, const char *want)
+{
+	int good = want != NULL ? strcmp(got, want) == 0 : is_ok(got);
+
+	if (!good)
+		fprintf(stderr, "line %d: '%s' -> %s (want %s)\n", line, cmd, got,
+			want != NULL ? want : "ok ...");
+	return good;
+}
+
+/* Command must answer ok / exactly @want (inside a CUnit test). */
+#define OK(p, ...) CU_ASSERT(mp_expect(__LINE__, #__VA_ARGS__, peer_cmd((p), __VA_ARGS__), NULL))
+#define REPLY_IS(p, want, ...) \
+	CU_ASSERT(mp_expect(__LINE__, #__VA_ARGS__, peer_cmd((p), __VA_ARGS__), (want)))
+
 /* Wait up to @ms for a process to exit; kill it after that. Returns its
  * exit code, 128 + signal, or -1. */
 static inline int peer_wait(struct peer *p, int ms)

@@ -19,23 +19,6 @@ struct scene {
 	int nsec;
 };
 
-#define OK(p, ...)                                                            \
-	do {                                                                  \
-		const char *r_ = peer_cmd((p), __VA_ARGS__);                  \
-		if (!is_ok(r_))                                               \
-			fprintf(stderr, "%s:%d: '%s' -> %s\n", __FILE__, __LINE__, #__VA_ARGS__, r_); \
-		CU_ASSERT(is_ok(r_));                                         \
-	} while (0)
-
-#define REPLY_IS(p, want, ...)                                                \
-	do {                                                                  \
-		const char *r_ = peer_cmd((p), __VA_ARGS__);                  \
-		if (strcmp(r_, (want)) != 0)                                  \
-			fprintf(stderr, "%s:%d: '%s' -> %s (want %s)\n", __FILE__, __LINE__, \
-				#__VA_ARGS__, r_, (want));                    \
-		CU_ASSERT_STRING_EQUAL(r_, (want));                           \
-	} while (0)
-
 static int scene_start(struct scene *s, const char *tag)
 {
 	memset(s, 0, sizeof(*s));

@@ -49,14 +49,6 @@ static void scene_end(struct scene *s)
 	mp_cleanup(s->prefix);
 }
 
-#define OK(p, ...)                                                            \
-	do {                                                                  \
-		const char *r_ = peer_cmd((p), __VA_ARGS__);                  \
-		if (!is_ok(r_))                                               \
-			fprintf(stderr, "%s:%d: '%s' -> %s\n", __FILE__, __LINE__, #__VA_ARGS__, r_); \
-		CU_ASSERT(is_ok(r_));                                         \
-	} while (0)
-
 /* Poll a peer's event counters until "published" reaches @want. */
 static int wait_published(struct peer *p, unsigned int want)
 {
