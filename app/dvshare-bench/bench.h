@@ -32,6 +32,7 @@ int bench_mp_serve(void *db);
 struct bench_child {
 	pid_t pid;
 	FILE *out;
+	int in; /* its stdin: closing it ends the "idle" role */
 };
 
 /* Start this program as a secondary on the primary's file prefix. */
@@ -39,5 +40,7 @@ int bench_spawn(struct bench_child *c, const char *self, const char *prefix,
 		const char *dev, const char *role, double seconds);
 /* Read the child's "result ..." line into @line; reap it. 0 on success. */
 int bench_collect(struct bench_child *c, char *line, size_t len);
+/* Read the child's next "result ..." line without reaping it. */
+int bench_next_result(struct bench_child *c, char *line, size_t len);
 
 #endif

@@ -7,7 +7,9 @@
  *   2. a secondary's rte_eal_init() time (which contains the dvshare attach)
  *      with 0, 100, 1000 and 10000 published objects, and the cost per object;
  *   3. the doorbell as an application without dvshare delivers it: one
- *      rte_mp request to the primary per doorbell.
+ *      rte_mp request to the primary per doorbell;
+ *   4. dvshare_destroy() latency (revoke in every secondary, then destroy)
+ *      with 1, 4 and 8 secondaries holding the object.
  *
  * Usage: dvshare-bench [EAL options] -- [--dev sim0] [--seconds 0.5]
  *                      [--objects 0,100,1000,10000] [--runs 3]
@@ -106,11 +108,24 @@ static int run_secondary(const struct opts *o, double eal_seconds)
 	struct dvshare_var *v;
 
 	if (strcmp(o->role, "attach") == 0) {
-		printf("result %.6f %d\n", eal_seconds, dvshare_attach_status());
+		struct dvshare_stats st;
+		dvshare_stats_get(&st);
+		printf("result %.6f %d %.6f\n", eal_seconds, st.attach_status,
+		       (double)st.attach_ns * 1e-9);
 		return 0;
 	}
 	if (strcmp(o->role, "mp") == 0) {
 		printf("result %.1f\n", bench_mp_doorbell(o->seconds));
+		return 0;
+	}
+	if (strcmp(o->role, "idle") == 0) {
+		/* Attached (everything imported): stay until stdin closes. */
+		char buf[64];
+		printf("result ready %d\n", dvshare_attach_status());
+		fflush(stdout);
+		while (fgets(buf, sizeof(buf), stdin) != NULL)
+			;
+		printf("result done\n");
 		return 0;
 	}
 	dev = dvshare_dev_lookup(o->dev);
@@ -125,18 +140,22 @@ static int run_secondary(const struct opts *o, double eal_seconds)
 	return 0;
 }
 
+/* Run a secondary in @role; its first value, its status and (attach
+ * role) its attach time in *extra. */
 static double child_value(const char *self, const char *prefix, const struct opts *o,
-			  const char *role, int *status)
+			  const char *role, int *status, double *extra)
 {
 	struct bench_child c;
 	char line[256];
-	double v = -1;
+	double v = -1, x = -1;
 
 	if (bench_spawn(&c, self, prefix, o->dev, role, o->seconds) != 0 ||
 	    bench_collect(&c, line, sizeof(line)) != 0)
 		return -1;
-	if (sscanf(line, "%lf %d", &v, status) < 1)
+	if (sscanf(line, "%lf %d %lf", &v, status, &x) < 1)
 		return -1;
+	if (extra != NULL)
+		*extra = x;
 	return v;
 }
 
@@ -153,8 +172,8 @@ static int bench_doorbells(const char *self, const char *prefix, const struct op
 	int st = 0;
 	double priv = bench_private_store(o->seconds);
 	double prim = bench_doorbell(db, o->seconds);
-	double sec = child_value(self, prefix, o, "doorbell", &st);
-	double mp = child_value(self, prefix, o, "mp", &st);
+	double sec = child_value(self, prefix, o, "doorbell", &st, NULL);
+	double mp = child_value(self, prefix, o, "mp", &st, NULL);
 
 	if (sec <= 0 || mp <= 0) {
 		fprintf(stderr, "bench: a secondary failed\n");
@@ -172,17 +191,24 @@ static int bench_doorbells(const char *self, const char *prefix, const struct op
 	return 0;
 }
 
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
 static int bench_attach(const char *self, const char *prefix, const struct opts *o,
 			struct dvshare_dev *dev)
 {
-	double base = -1;
 	unsigned int published = 0;
+	double base = -1;
 
-	printf("\n2. Secondary attach: rte_eal_init() of a secondary, median of %d\n", o->runs);
-	printf("   %10s %14s %18s\n", "objects", "eal_init ms", "per object us");
+	printf("\n2. Secondary attach inside rte_eal_init(), median of %d\n", o->runs);
+	printf("   (per object: (attach(N) - attach(0)) / N)\n");
+	printf("   %10s %14s %12s %16s\n", "objects", "eal_init ms", "attach ms", "per object us");
 	for (int i = 0; i < o->ncounts; i++) {
 		unsigned int n = o->counts[i];
-		double t[16];
+		double t[16], a[16];
 		int runs = o->runs < 16 ? o->runs : 16, st = -1;
 
 		if (n > published) {
@@ -194,20 +220,66 @@ static int bench_attach(const char *self, const char *prefix, const struct opts 
 			published = n;
 		}
 		for (int r = 0; r < runs; r++) {
-			t[r] = child_value(self, prefix, o, "attach", &st);
+			t[r] = child_value(self, prefix, o, "attach", &st, &a[r]);
 			if (t[r] < 0 || st != 1) {
 				fprintf(stderr, "bench: attach run failed (status %d)\n", st);
 				return -1;
 			}
 		}
-		qsort(t, (size_t)runs, sizeof(t[0]), cmp_double);
-		double med = t[runs / 2];
+		double tm = median(t, runs), am = median(a, runs);
 		if (n == 0)
-			base = med;
+			base = am;
 		if (n > 0 && base >= 0)
-			printf("   %10u %14.2f %18.2f\n", n, med * 1e3, (med - base) / n * 1e6);
+			printf("   %10u %14.2f %12.2f %16.2f\n", n, tm * 1e3, am * 1e3,
+			       (am - base) / n * 1e6);
 		else
-			printf("   %10u %14.2f %18s\n", n, med * 1e3, "-");
+			printf("   %10u %14.2f %12.2f %16s\n", n, tm * 1e3, am * 1e3, "-");
+	}
+	return 0;
+}
+
+static int bench_revoke(const char *self, const char *prefix, const struct opts *o,
+			struct dvshare_dev *dev)
+{
+	static const int nsec[] = { 1, 4, 8 };
+	const int rounds = 200;
+
+	printf("\n4. dvshare_destroy() of a VAR every secondary imported, %d destroys each\n",
+	       rounds);
+	printf("   %12s %12s %12s %12s\n", "secondaries", "median us", "p99 us", "max us");
+	for (size_t k = 0; k < sizeof(nsec) / sizeof(nsec[0]); k++) {
+		struct bench_child kids[8];
+		double lat[256];
+		char name[32], line[64];
+		int n = nsec[k], ok = 1;
+
+		for (int i = 0; i < rounds; i++) {
+			snprintf(name, sizeof(name), "rv%d_%d", n, i);
+			struct dvshare_var *v = dvshare_var_alloc(dev, name, 0);
+			if (v == NULL)
+				return -1;
+			dvshare_var_release(v);
+		}
+		for (int i = 0; i < n; i++)
+			if (bench_spawn(&kids[i], self, prefix, o->dev, "idle", o->seconds) != 0 ||
+			    bench_next_result(&kids[i], line, sizeof(line)) != 0)
+				ok = 0;
+		for (int i = 0; ok && i < rounds; i++) {
+			snprintf(name, sizeof(name), "rv%d_%d", n, i);
+			double t0 = bench_now();
+			if (dvshare_destroy(dev, name, 5000) != 0)
+				ok = 0;
+			lat[i] = (bench_now() - t0) * 1e6;
+		}
+		for (int i = 0; i < n; i++)
+			ok &= bench_collect(&kids[i], line, sizeof(line)) == 0;
+		if (!ok) {
+			fprintf(stderr, "bench: revoke round with %d secondaries failed\n", n);
+			return -1;
+		}
+		median(lat, rounds); /* sorts */
+		printf("   %12d %12.1f %12.1f %12.1f\n", n, lat[rounds / 2], lat[rounds * 99 / 100],
+		       lat[rounds - 1]);
 	}
 	return 0;
 }
@@ -247,6 +319,8 @@ int main(int argc, char **argv)
 	ret = bench_doorbells(self, prefix, &o, dvshare_var_addr(v));
 	if (ret == 0)
 		ret = bench_attach(self, prefix, &o, dev);
+	if (ret == 0)
+		ret = bench_revoke(self, prefix, &o, dev);
 	dvshare_var_release(v);
 	dvshare_dev_close(dev);
 	rte_eal_cleanup();

@@ -244,6 +244,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
 		store_[slot] = std::move(h);
 		view_[slot].store(raw, std::memory_order_release);
 	}
+	dvs::Library::get().stats.published++;
 	dvs::ipc_announce(this, raw->name);
 	return raw;
 }
@@ -472,6 +473,7 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 	store_[slot] = std::move(h);
 	view_[slot].store(*out, std::memory_order_release);
 	imported_++;
+	dvs::Library::get().stats.imports++;
 	return 0;
 }
 
@@ -523,7 +525,7 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 	d->owns_ctx_ = true;
 	d->store_.resize(d->reg_.nslots());
 	d->view_ = std::make_unique<std::atomic<Handle *>[]>(d->reg_.nslots());
-	for (uint32_t s = 0; s < d->reg_.nslots(); s++) {
+	for (uint32_t s = d->reg_.next_used(0); s < d->reg_.nslots(); s = d->reg_.next_used(s + 1)) {
 		RegEntry e;
 		Handle *hd;
 		rc = d->reg_.read(s, &e);
@@ -572,9 +574,11 @@ Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 	if (h != nullptr)
 		h->get();
 	lookups_in_flight_.fetch_sub(1, std::memory_order_release);
+	if (h == nullptr)
+		h = lookup_slow(name, slot, snap.gen);
 	if (h != nullptr)
-		return h;
-	return lookup_slow(name, slot, snap.gen);
+		dvs::Library::get().stats.lookups.fetch_add(1, std::memory_order_relaxed);
+	return h;
 }
 
 /* Published after this process attached (or re-published after a destroy
@@ -623,7 +627,7 @@ int dvshare_dev::foreach(dvshare_foreach_cb cb, void *arg)
 {
 	if (cb == nullptr)
 		return -EINVAL;
-	for (uint32_t s = 0; s < reg_.nslots(); s++) {
+	for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
 		RegEntry e;
 		int rc = reg_.read(s, &e);
 		if (rc != 0)
@@ -710,6 +714,7 @@ void dvshare_dev::let_go_locked(uint32_t slot)
 		return;
 	view_[slot].store(nullptr, std::memory_order_seq_cst);
 	h->revoked.store(true);
+	dvs::Library::get().stats.revoked++;
 	if (h->type == DVSHARE_TYPE_VAR)
 		fence_var(static_cast<dvshare_var *>(h.get()), glue_, name_.c_str());
 	retired_.push_back(std::move(h));
@@ -814,11 +819,13 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
 		if (rc != 0) {
 			/* Nothing was destroyed: back to live, same generation. */
 			reg_.set_live(slot);
+			lib.stats.destroy_busy += rc == -EBUSY;
 			return rc;
 		}
 		let_go_locked(slot);
 		reg_.remove(slot);
 	}
+	lib.stats.destroyed++;
 	lib.emit(this, DVSHARE_EVENT_REVOKED, name, getpid());
 	return 0;
 }
@@ -830,7 +837,7 @@ int dvshare_dev::close_all(unsigned int timeout_ms)
 	/* Objects first: they may point into UMEMs. */
 	for (auto type : { DVSHARE_TYPE_OBJ, DVSHARE_TYPE_UMEM, DVSHARE_TYPE_VAR }) {
 		std::vector<std::string> names;
-		for (uint32_t s = 0; s < reg_.nslots(); s++) {
+		for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
 			RegEntry e;
 			if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live) &&
 			    e.type == static_cast<uint32_t>(type))

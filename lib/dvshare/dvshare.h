@@ -245,6 +245,27 @@ int dvshare_dev_close(struct dvshare_dev *dev);
  */
 int dvshare_attach_status(void);
 
+/** Process-wide counters (see dvshare_stats_get()). */
+struct dvshare_stats {
+	int32_t attach_status;     /**< as dvshare_attach_status() */
+	uint32_t devices;          /**< devices shared (primary) or attached */
+	uint64_t attach_ns;        /**< secondary: time of the attach in rte_eal_init() */
+	uint64_t imports;          /**< objects imported by this process */
+	uint64_t lookups;          /**< successful lookups */
+	uint64_t published;        /**< primary: objects published */
+	uint64_t destroyed;        /**< primary: objects destroyed by the protocol */
+	uint64_t destroy_busy;     /**< primary: destroys called off (-EBUSY) */
+	uint64_t revoked;          /**< handles this process let go of */
+	uint32_t peers;            /**< primary: secondaries attached now */
+	uint32_t orphaned;         /**< secondary: 1 once the primary died */
+};
+
+/**
+ * Read this process's dvshare counters.
+ * @return 0, or -EINVAL for a NULL @p stats.
+ */
+int dvshare_stats_get(struct dvshare_stats *stats);
+
 /**
  * Look up a published VAR by name and take a reference.
  * @return the handle, or NULL with rte_errno ENOENT (no such VAR) or the

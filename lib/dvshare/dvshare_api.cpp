@@ -14,6 +14,7 @@
 #include "dvshare.h"
 #include "ipc.h"
 #include "library.h"
+#include "peers.h"
 
 using dvs::fail;
 using dvs::fail_null;
@@ -254,6 +255,28 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 int dvshare_attach_status(void)
 {
 	return Library::get().attach_status.load();
+}
+
+int dvshare_stats_get(struct dvshare_stats *st)
+{
+	if (st == nullptr)
+		return fail(EINVAL);
+	Library &lib = Library::get();
+	const auto &c = lib.stats;
+	*st = {};
+	st->attach_status = lib.attach_status.load();
+	st->attach_ns = c.attach_ns.load();
+	st->imports = c.imports.load();
+	st->lookups = c.lookups.load();
+	st->published = c.published.load();
+	st->destroyed = c.destroyed.load();
+	st->destroy_busy = c.destroy_busy.load();
+	st->revoked = c.revoked.load();
+	st->orphaned = lib.orphaned() != 0;
+	st->peers = static_cast<uint32_t>(guarded(size_t{0}, [] { return dvs::Peers::get().list().size(); }));
+	std::lock_guard<std::mutex> lock(lib.mu);
+	st->devices = static_cast<uint32_t>(lib.devices.size());
+	return 0;
 }
 
 struct dvshare_var *dvshare_var_lookup(struct dvshare_dev *dev, const char *name)

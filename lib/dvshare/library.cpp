@@ -2,6 +2,7 @@
 #include "library.h"
 
 #include <cstring>
+#include <ctime>
 
 #include <rte_bus_vdev.h>
 #include <rte_common.h>
@@ -142,10 +143,17 @@ void on_bus_scan(void *)
 	case RTE_PROC_PRIMARY:
 		ipc_primary_init();
 		break;
-	case RTE_PROC_SECONDARY:
+	case RTE_PROC_SECONDARY: {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		ipc_secondary_init();
 		Library::get().attach_status.store(ipc_secondary_attach());
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		Library::get().stats.attach_ns.store(
+			static_cast<uint64_t>(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+			static_cast<uint64_t>(t1.tv_nsec) - static_cast<uint64_t>(t0.tv_nsec));
 		break;
+	}
 	default:
 		break;
 	}

@@ -53,6 +53,11 @@ public:
 	std::vector<std::unique_ptr<dvshare_dev>> devices;
 	uint64_t list_gen = 0; /* bumped whenever the device list changes */
 	std::atomic<int> attach_status{0};
+	/* Counters behind dvshare_stats_get(). */
+	struct Counters {
+		std::atomic<uint64_t> attach_ns{0}, imports{0}, lookups{0}, published{0},
+			destroyed{0}, destroy_busy{0}, revoked{0};
+	} stats;
 
 private:
 	Library() = default;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "registry.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -186,12 +187,33 @@ bool Registry::closed() const
 const RegEntry *Registry::entries() const
 {
 	return reinterpret_cast<const RegEntry *>(static_cast<const uint8_t *>(map_.addr()) +
-						  kRegHeaderSize);
+						  reg_entries_off(nslots()));
 }
 
 RegEntry *Registry::wentries()
 {
-	return reinterpret_cast<RegEntry *>(static_cast<uint8_t *>(map_.addr()) + kRegHeaderSize);
+	return reinterpret_cast<RegEntry *>(static_cast<uint8_t *>(map_.addr()) +
+					    reg_entries_off(nslots()));
+}
+
+const uint64_t *Registry::bitmap() const
+{
+	return reinterpret_cast<const uint64_t *>(static_cast<const uint8_t *>(map_.addr()) +
+						  reg_bitmap_off());
+}
+
+uint32_t Registry::next_used(uint32_t from) const
+{
+	const uint32_t n = nslots();
+	const uint64_t *bm = bitmap();
+
+	while (from < n) {
+		uint64_t w = __atomic_load_n(&bm[from / 64], __ATOMIC_ACQUIRE) >> (from % 64);
+		if (w != 0)
+			return std::min(n, from + static_cast<uint32_t>(__builtin_ctzll(w)));
+		from = (from / 64 + 1) * 64;
+	}
+	return n;
 }
 
 int Registry::read(uint32_t slot, RegEntry *snap) const
@@ -287,9 +309,12 @@ int Registry::insert(const RegEntry &init, uint32_t *slot)
 	e.state = static_cast<uint32_t>(EntryState::Live);
 	e.hash = hash;
 	e.gen = ents[s].gen + 1;
-	/* Widen the probe window before the entry appears in it. */
+	/* Widen the probe window and mark the slot used before the entry
+	 * appears in either. */
 	if (dist > h->max_probe)
 		__atomic_store_n(&h->max_probe, dist, __ATOMIC_RELEASE);
+	auto *bm = const_cast<uint64_t *>(bitmap());
+	__atomic_fetch_or(&bm[s / 64], 1ull << (s % 64), __ATOMIC_RELEASE);
 	write_entry(ents[s], e);
 	h->live++;
 	*slot = s;

@@ -52,6 +52,9 @@ public:
 	int read(uint32_t slot, RegEntry *snap) const;
 	/* Find a live entry by name: 0 with the copy and slot, or -ENOENT. */
 	int find(const char *name, RegEntry *snap, uint32_t *slot) const;
+	/* First slot >= @from ever taken, or nslots(): walk with
+	 * for (s = next_used(0); s < nslots(); s = next_used(s + 1)). */
+	uint32_t next_used(uint32_t from) const;
 
 	/* Writer side (primary, one caller at a time). */
 	int insert(const RegEntry &init, uint32_t *slot);
@@ -66,6 +69,7 @@ private:
 	RegHeader *whdr() { return static_cast<RegHeader *>(map_.addr()); }
 	const RegEntry *entries() const;
 	RegEntry *wentries();
+	const uint64_t *bitmap() const;
 	void write_entry(RegEntry &dst, const RegEntry &src);
 
 	Fd fd_;

@@ -4,7 +4,11 @@
  * primary and mapped read-only by every secondary. See doc/registry.md.
  *
  *   [0, 4096)                       RegHeader
- *   [4096, 4096 + nslots * 320)     RegEntry[nslots], open addressing
+ *   [4096, entries_off)             used-slot bitmap (nslots bits, page aligned)
+ *   [entries_off, + nslots * 320)   RegEntry[nslots], open addressing
+ *
+ * The bitmap marks every slot ever taken (live, revoking or tombstone), so
+ * a reader walks only those: a sparse registry costs what it holds.
  *
  * Lookup: FNV-1a(name) picks the first slot; linear probing visits at most
  * max_probe + 1 slots. Entries never move; a removed entry becomes a
@@ -79,9 +83,19 @@ struct RegEntry {
 };
 static_assert(sizeof(RegEntry) == 320);
 
+constexpr size_t reg_bitmap_off()
+{
+	return kRegHeaderSize;
+}
+
+constexpr size_t reg_entries_off(uint32_t nslots)
+{
+	return kRegHeaderSize + ((static_cast<size_t>(nslots) / 8 + 4095) / 4096) * 4096;
+}
+
 constexpr size_t reg_file_size(uint32_t nslots)
 {
-	return kRegHeaderSize + static_cast<size_t>(nslots) * sizeof(RegEntry);
+	return reg_entries_off(nslots) + static_cast<size_t>(nslots) * sizeof(RegEntry);
 }
 
 } // namespace dvs

@@ -167,7 +167,7 @@ void test_fuzz_registry_headers_and_entries()
 	Registry r = make_registry();
 	const size_t size = reg_file_size(r.nslots());
 	const auto *entries = reinterpret_cast<const RegEntry *>(
-		reinterpret_cast<const uint8_t *>(r.hdr()) + kRegHeaderSize);
+		reinterpret_cast<const uint8_t *>(r.hdr()) + reg_entries_off(r.nslots()));
 	std::string why;
 
 	for (int i = 0; i < 100000; i++, inputs++) {
@@ -204,10 +204,12 @@ void test_fuzz_registry_images()
 		int fd = memfd_create("fuzz-registry", MFD_CLOEXEC);
 		std::vector<uint8_t> img(reinterpret_cast<const uint8_t *>(r.hdr()),
 					 reinterpret_cast<const uint8_t *>(r.hdr()) + size);
+		const size_t eoff = reg_entries_off(r.nslots());
 		mutate(img.data(), kRegHeaderSize);
-		mutate(img.data() + kRegHeaderSize, size - kRegHeaderSize);
+		mutate(img.data() + kRegHeaderSize, eoff - kRegHeaderSize); /* bitmap */
+		mutate(img.data() + eoff, size - eoff);
 		/* Keep most seqlocks even so reads go past them. */
-		for (size_t off = kRegHeaderSize; off + sizeof(RegEntry) <= size; off += sizeof(RegEntry))
+		for (size_t off = eoff; off + sizeof(RegEntry) <= size; off += sizeof(RegEntry))
 			if (rnd(16) != 0)
 				img[off] &= 0xfe;
 		size_t len = rnd(8) == 0 ? rnd(size) : size;
@@ -228,7 +230,7 @@ void test_fuzz_registry_images()
 			if (rc == 0)
 				CU_ASSERT_FATAL(slot < ro.nslots() && strcmp(snap.name, name) == 0);
 		}
-		for (uint32_t s = 0; s < ro.nslots(); s++) {
+		for (uint32_t s = ro.next_used(0); s < ro.nslots(); s = ro.next_used(s + 1)) {
 			int rc = ro.read(s, &snap);
 			CU_ASSERT_FATAL(rc == 0 || rc == -EBADMSG || rc == -EAGAIN);
 		}

@@ -71,6 +71,33 @@ void test_insert_find()
 	CU_ASSERT_EQUAL(r.hdr()->export_umem, 16u);
 }
 
+/* The used-slot walk visits exactly the slots ever taken. */
+void test_used_walk()
+{
+	Registry r;
+	uint32_t slots[5], slot;
+	char n[16];
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 100), 0);
+	CU_ASSERT_EQUAL(r.next_used(0), r.nslots());
+	for (int i = 0; i < 5; i++) {
+		snprintf(n, sizeof(n), "w%d", i);
+		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n), &slots[i]), 0);
+	}
+	r.remove(slots[2]); /* a tombstone is still walked */
+	int seen = 0;
+	for (uint32_t s = r.next_used(0); s < r.nslots(); s = r.next_used(s + 1)) {
+		bool known = false;
+		for (uint32_t k : slots)
+			known |= k == s;
+		CU_ASSERT(known);
+		seen++;
+	}
+	CU_ASSERT_EQUAL(seen, 5);
+	CU_ASSERT_EQUAL(r.next_used(r.nslots() - 1) <= r.nslots(), 1);
+	(void)slot;
+}
+
 void test_capacity()
 {
 	Registry r;
@@ -314,6 +341,7 @@ void test_validate_entry()
 const dvs_test_case cases[] = {
 	DVS_TEST(test_check_name),
 	DVS_TEST(test_insert_find),
+	DVS_TEST(test_used_walk),
 	DVS_TEST(test_capacity),
 	DVS_TEST(test_tombstones),
 	DVS_TEST(test_churn_keeps_lookups_bounded),
