@@ -185,41 +185,19 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 
 int on_detach(const struct rte_mp_msg *msg, const void *)
 {
-	DetachMsg m;
-	std::string why;
-
-	if (decode_detach(*msg, &m, &why) != 0) {
-		DVS_LOG(ERR, "detach message refused: %s", why.c_str());
-		return 0;
-	}
-	Peers::get().detached(m.hdr.pid, m.ibdev);
-	Library &lib = Library::get();
-	lib.peer_gone(m.ibdev, m.hdr.pid); /* a destroy need not wait for it */
-	lib.emit(m.ibdev, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid, true);
-	return 0;
+	return on_message<DetachMsg>(msg, decode_detach, "detach message", [](const DetachMsg &m) {
+		Library &lib = Library::get();
+		Peers::get().detached(m.hdr.pid, m.ibdev);
+		lib.peer_gone(m.ibdev, m.hdr.pid); /* a destroy need not wait for it */
+		lib.emit(m.ibdev, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid, true);
+	});
 }
 
 int on_revoke_ack(const struct rte_mp_msg *msg, const void *)
 {
-	RevokeAck a;
-	std::string why;
-
-	if (decode_revoke_ack(*msg, &a, &why) != 0)
-		DVS_LOG(ERR, "revoke ack refused: %s", why.c_str());
-	else
+	return on_message<RevokeAck>(msg, decode_revoke_ack, "revoke ack", [](const RevokeAck &a) {
 		Library::get().revoke_ack(a.ibdev, a.hdr.pid, a.revoke_id, a.slot, a.gen);
-	return 0;
-}
-
-int register_action(const char *name, rte_mp_t fn)
-{
-	if (rte_mp_action_register(name, fn) == 0 || rte_errno == EEXIST)
-		return 0;
-	/* --no-shconf / in-memory mode: there are no secondaries to serve. */
-	if (rte_errno == ENOTSUP)
-		return 0;
-	DVS_LOG(ERR, "cannot register IPC action %s: %s", name, rte_strerror(rte_errno));
-	return -rte_errno;
+	});
 }
 
 } // namespace
@@ -230,11 +208,9 @@ int ipc_primary_init()
 
 	if (initialised)
 		return 0;
-	int rc = register_action(kActAttach, on_attach);
-	if (rc == 0)
-		rc = register_action(kActDetach, on_detach);
-	if (rc == 0)
-		rc = register_action(kActRevokeAck, on_revoke_ack);
+	/* Optional: --no-shconf / in-memory mode has no secondaries to serve. */
+	int rc = register_actions({ { kActAttach, on_attach }, { kActDetach, on_detach },
+				    { kActRevokeAck, on_revoke_ack } }, true);
 	if (rc != 0)
 		return rc;
 	rc = marker.write();

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <rte_errno.h>
+
 #include <unistd.h>
 
 #include "registry_layout.h"
@@ -155,6 +157,20 @@ int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why)
 	if (out->event < DVSHARE_EVENT_PUBLISHED || out->event > DVSHARE_EVENT_PRIMARY_DIED) {
 		*why = "unknown event " + std::to_string(out->event);
 		return -EBADMSG;
+	}
+	return 0;
+}
+
+int register_actions(std::initializer_list<std::pair<const char *, rte_mp_t>> actions,
+		     bool optional)
+{
+	for (const auto &[name, fn] : actions) {
+		if (rte_mp_action_register(name, fn) == 0 || rte_errno == EEXIST)
+			continue;
+		if (optional && rte_errno == ENOTSUP)
+			continue;
+		DVS_LOG(ERR, "cannot register IPC action %s: %s", name, rte_strerror(rte_errno));
+		return -rte_errno;
 	}
 	return 0;
 }

@@ -8,10 +8,13 @@
 #define DVS_IPC_PROTO_H
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <rte_eal.h>
 
+#include "dvs_log.h"
 #include "dvshare.h"
 
 namespace dvs {
@@ -100,6 +103,26 @@ int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why);
 int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why);
 int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why);
 int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why);
+
+/* Handler body shared by every action: decode @msg, then run @fn on the
+ * body, or log why the message was refused. Always 0 for rte_mp. */
+template <typename T, typename D, typename F>
+int on_message(const struct rte_mp_msg *msg, D decode, const char *what, F &&fn)
+{
+	T body;
+	std::string why;
+
+	if (decode(*msg, &body, &why) != 0)
+		DVS_LOG(ERR, "%s refused: %s", what, why.c_str());
+	else
+		fn(body);
+	return 0;
+}
+
+/* Register rte_mp actions (already registered is fine; ENOTSUP, i.e. no
+ * multi-process support, is fine when @optional). 0 or -rte_errno. */
+int register_actions(std::initializer_list<std::pair<const char *, rte_mp_t>> actions,
+		     bool optional);
 
 } // namespace dvs
 

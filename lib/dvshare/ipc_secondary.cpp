@@ -167,16 +167,11 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 
 int on_event(const struct rte_mp_msg *msg, const void *)
 {
-	EventMsg ev;
-	std::string why;
-
 	/* Also for a device not attached yet: global subscribers hear it. */
-	if (decode_event(*msg, &ev, &why) != 0)
-		DVS_LOG(ERR, "event message refused: %s", why.c_str());
-	else
+	return on_message<EventMsg>(msg, decode_event, "event message", [](const EventMsg &ev) {
 		Library::get().emit(ev.ibdev, static_cast<enum dvshare_event>(ev.event), ev.name,
 				    ev.hdr.pid, false);
-	return 0;
+	});
 }
 
 void send_ack(const RevokeMsg &r)
@@ -194,16 +189,9 @@ void send_ack(const RevokeMsg &r)
 		DVS_LOG(ERR, "cannot answer a revoke: %s", rte_strerror(rte_errno));
 }
 
-int on_revoke(const struct rte_mp_msg *msg, const void *)
+void let_go(const RevokeMsg &r)
 {
 	Library &lib = Library::get();
-	RevokeMsg r;
-	std::string why;
-
-	if (decode_revoke(*msg, &r, &why) != 0) {
-		DVS_LOG(ERR, "revoke message refused: %s", why.c_str());
-		return 0;
-	}
 	dvshare_dev *d;
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
@@ -213,12 +201,16 @@ int on_revoke(const struct rte_mp_msg *msg, const void *)
 	 * revalidates when it completes). */
 	std::string name;
 	if (d != nullptr && !d->revoke_local(r.slot, r.gen, r.revoke_id, &name))
-		return 0;
+		return;
 	send_ack(r);
 	dvs::fault_point("revoke-ack");
 	if (d != nullptr)
 		lib.emit(d, DVSHARE_EVENT_REVOKED, name.c_str(), r.hdr.pid);
-	return 0;
+}
+
+int on_revoke(const struct rte_mp_msg *msg, const void *)
+{
+	return on_message<RevokeMsg>(msg, decode_revoke, "revoke message", let_go);
 }
 
 std::mutex init_mu;
@@ -232,14 +224,9 @@ int ipc_secondary_init()
 
 	if (initialised)
 		return 0;
-	for (auto [name, fn] : { std::pair<const char *, rte_mp_t>{ kActEvent, on_event },
-				 { kActRevoke, on_revoke } }) {
-		if (rte_mp_action_register(name, fn) != 0 && rte_errno != EEXIST) {
-			DVS_LOG(ERR, "cannot register IPC action %s: %s", name,
-				rte_strerror(rte_errno));
-			return -rte_errno;
-		}
-	}
+	int rc = register_actions({ { kActEvent, on_event }, { kActRevoke, on_revoke } }, false);
+	if (rc != 0)
+		return rc;
 	initialised = true;
 	return 0;
 }

@@ -23,44 +23,47 @@ int pidfd_self()
 	return fd < 0 ? -errno : static_cast<int>(fd);
 }
 
-pid_t pidfd_pid(int pidfd)
-{
-	char path[64], line[128];
-	pid_t pid = -ESRCH;
+namespace {
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+/* Run @match on each line of a /proc file until it returns true. */
+template <typename F> int scan_proc(const char *path, F &&match)
+{
+	char line[256];
 	FILE *f = fopen(path, "re");
+	int rc = -ENOENT;
+
 	if (f == nullptr)
 		return -errno;
-	while (fgets(line, sizeof(line), f) != nullptr) {
-		int v;
-		if (sscanf(line, "Pid: %d", &v) == 1) {
-			pid = v > 0 ? v : -ESRCH; /* -1: the process is gone */
-			break;
-		}
-	}
+	while (rc != 0 && fgets(line, sizeof(line), f) != nullptr)
+		if (match(line))
+			rc = 0;
 	fclose(f);
-	return pid;
+	return rc;
+}
+
+} // namespace
+
+pid_t pidfd_pid(int pidfd)
+{
+	char path[64];
+	int pid = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	int rc = scan_proc(path, [&](const char *l) { return sscanf(l, "Pid: %d", &pid) == 1; });
+	if (rc != 0)
+		return rc;
+	return pid > 0 ? pid : -ESRCH; /* -1: the process is gone */
 }
 
 int pid_euid(pid_t pid, uid_t *uid)
 {
-	char path[64], line[256];
-	int rc = -ENOENT;
+	char path[64];
+	unsigned int real, eff;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	FILE *f = fopen(path, "re");
-	if (f == nullptr)
-		return -errno;
-	while (fgets(line, sizeof(line), f) != nullptr) {
-		unsigned int real, eff;
-		if (sscanf(line, "Uid: %u %u", &real, &eff) == 2) {
-			*uid = eff;
-			rc = 0;
-			break;
-		}
-	}
-	fclose(f);
+	int rc = scan_proc(path, [&](const char *l) { return sscanf(l, "Uid: %u %u", &real, &eff) == 2; });
+	if (rc == 0)
+		*uid = eff;
 	return rc;
 }
 
