@@ -73,6 +73,7 @@ RegEntry make_entry(const char *name, enum dvshare_type type, uint32_t id)
 
 dvshare_dev::~dvshare_dev()
 {
+	engine_.reset();
 	/* Objects before the UMEMs they may point into, VARs last. */
 	drop_handles(DVSHARE_TYPE_OBJ);
 	drop_handles(DVSHARE_TYPE_UMEM);
@@ -893,4 +894,41 @@ void dvshare_dev::revalidate()
 			let_go_locked(s);
 		}
 	}
+}
+
+int dvshare_dev::engine_start(uint32_t *service_id)
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+	int err = 0;
+
+	if (!primary_)
+		return -EPERM;
+	if (!dvs_sim_is_context(ctx_))
+		return -ENOTSUP;
+	if (engine_ != nullptr)
+		return -EALREADY;
+	engine_ = dvs::EngineService::start(ctx_, name_, &err);
+	if (engine_ == nullptr)
+		return err;
+	if (service_id != nullptr)
+		*service_id = engine_->id();
+	return 0;
+}
+
+int dvshare_dev::var_kicks(const char *name, uint64_t *kicks, uint32_t *last)
+{
+	RegEntry snap;
+	uint32_t slot;
+	int rc = dvs::check_name(name);
+
+	if (rc != 0)
+		return rc;
+	if (!dvs_sim_is_context(ctx_))
+		return -ENOTSUP;
+	rc = reg_.find(name, &snap, &slot);
+	if (rc != 0)
+		return rc;
+	if (snap.type != DVSHARE_TYPE_VAR)
+		return -ENOENT;
+	return dvs_sim_page_kicks(ctx_, snap.id, kicks, last);
 }

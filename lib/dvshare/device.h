@@ -19,6 +19,7 @@
 
 #include "dvs_glue.h"
 #include "dvshare.h"
+#include "engine_service.h"
 #include "handles.h"
 #include "registry.h"
 
@@ -67,6 +68,11 @@ public:
 	void revalidate();
 	/* A revoked handle lost its last reference. */
 	void reap();
+
+	/* Software device only: the engine as a DPDK service (primary). */
+	int engine_start(uint32_t *service_id);
+	const dvs::EngineService *engine() const { return engine_.get(); }
+	int var_kicks(const char *name, uint64_t *kicks, uint32_t *last);
 
 	/* Both sides. */
 	dvs::Handle *lookup(const char *name, enum dvshare_type type);
@@ -131,6 +137,7 @@ private:
 	std::map<uint32_t, Pending> pending_;
 	uint32_t revoke_seq_ = 0;
 	std::vector<uid_t> allowed_uids_;
+	std::unique_ptr<dvs::EngineService> engine_;
 	unsigned int close_timeout_ms_ = 2000;
 	uint32_t imported_ = 0;
 };

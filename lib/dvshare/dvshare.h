@@ -211,6 +211,25 @@ int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta
  */
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
 
+/**
+ * Run the software device's doorbell engine as a DPDK service (primary,
+ * "simN" devices): it turns doorbell stores into per-page kick counters.
+ * It runs on the first service lcore (-s / --service-lcore) if there is
+ * one; otherwise the application runs it with
+ * rte_service_run_iter_on_app_lcore(*service_id, 1).
+ * @return 0; -ENOTSUP on a real NIC (the NIC is the engine); -EALREADY;
+ *   -EPERM in a secondary; or another negative errno.
+ */
+int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id);
+
+/**
+ * Doorbells the software device saw on a published VAR page, and the last
+ * value written, as counted by the engine.
+ * @return 0; -ENOENT (no such VAR); -ENOTSUP (not a software device).
+ */
+int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
+		      uint32_t *last_value);
+
 /* ------------------------------------------------------------ both sides */
 
 /**
@@ -219,6 +238,14 @@ int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int time
  * @return the device, or NULL with rte_errno ENOENT.
  */
 struct dvshare_dev *dvshare_dev_lookup(const char *ibdev);
+
+/**
+ * The devices this process shares (primary) or has attached (secondary),
+ * in the order they were opened. No IPC.
+ * @param devs  filled with up to @p n devices (may be NULL when @p n is 0)
+ * @return the number of devices (which may exceed @p n).
+ */
+int dvshare_dev_list(struct dvshare_dev **devs, unsigned int n);
 
 /** This process's own context on the device (never the primary's). */
 struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev);

@@ -202,6 +202,18 @@ struct dvshare_dev *dvshare_dev_lookup(const char *ibdev)
 	});
 }
 
+int dvshare_dev_list(struct dvshare_dev **devs, unsigned int n)
+{
+	Library &lib = Library::get();
+	std::lock_guard<std::mutex> lock(lib.mu);
+
+	if (devs == nullptr && n != 0)
+		return fail(EINVAL);
+	for (unsigned int i = 0; i < n && i < lib.devices.size(); i++)
+		devs[i] = lib.devices[i].get();
+	return static_cast<int>(lib.devices.size());
+}
+
 struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev)
 {
 	return dev != nullptr ? dev->ctx() : fail_null<struct ibv_context>(EINVAL);
@@ -217,6 +229,21 @@ int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int time
 	if (dev == nullptr)
 		return fail(EINVAL);
 	return guard_int([&] { return dev->destroy(name, timeout_ms); });
+}
+
+int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->engine_start(service_id); });
+}
+
+int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
+		      uint32_t *last_value)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->var_kicks(name, kicks, last_value); });
 }
 
 int dvshare_dev_close(struct dvshare_dev *dev)

@@ -80,7 +80,9 @@ void Peers::died(pid_t pid)
 		spent_.push_back(std::move(it->second.watch));
 		peers_.erase(it);
 	}
-	DVS_LOG(NOTICE, "secondary pid %d died: reclaiming its attachments", pid);
+	if (!devs.empty())
+		DVS_LOG(NOTICE, "secondary pid %d died attached to %zu device(s): reclaimed", pid,
+			devs.size());
 	Library &lib = Library::get();
 	for (const std::string &d : devs) {
 		lib.peer_gone(d.c_str(), pid);

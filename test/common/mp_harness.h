@@ -33,6 +33,7 @@ struct peer {
 	char buf[8192];
 	size_t len;
 	char last[MP_REPLY_MAX];
+	const char *tag; /* reply lines start with it; NULL: "@@ " */
 };
 
 /* Program paths and options, set by the test's main(). */
@@ -54,9 +55,10 @@ static inline int peer_read(struct peer *p, int timeout_ms)
 		if (nl != NULL) {
 			size_t l = (size_t)(nl - p->buf);
 			*nl = '\0';
-			int mine = strncmp(p->buf, "@@ ", 3) == 0;
+			const char *tag = p->tag != NULL ? p->tag : "@@ ";
+			int mine = strncmp(p->buf, tag, strlen(tag)) == 0;
 			if (mine)
-				snprintf(p->last, sizeof(p->last), "%s", p->buf + 3);
+				snprintf(p->last, sizeof(p->last), "%s", p->buf + strlen(tag));
 			else
 				fprintf(stderr, "  [%d] %s\n", (int)p->pid, p->buf);
 			memmove(p->buf, nl + 1, p->len - l - 1);
@@ -85,41 +87,51 @@ static inline int peer_read(struct peer *p, int timeout_ms)
 	}
 }
 
-/* Start @prog as a DPDK process on @prefix, with @env ("NAME=value" or
- * NULL) added to its environment. Returns 0 once it said ready. */
-static inline int peer_start_env(struct peer *p, const char *prog, const char *prefix,
-				 int primary, const char *env)
+/* Start a process with @args (NULL-terminated), stdin and stdout piped
+ * to us, @env ("NAME=value" or NULL) added to its environment. */
+static inline int peer_spawn(struct peer *p, char *const args[], const char *env)
 {
 	int in[2], out[2];
-	char fp[128];
 
-	memset(p, 0, sizeof(*p));
-	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
 		return -errno;
 	p->pid = fork();
 	if (p->pid < 0)
 		return -errno;
 	if (p->pid == 0) {
-		char *args[] = { (char *)prog, "-l", "0", "--no-pci", "--no-telemetry",
-				 fp, primary ? "--proc-type=primary" : "--proc-type=secondary",
-				 "-m", "64", "--log-level=lib.dvshare:info",
-				 "--log-level=lib.eal:notice", NULL };
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		/* Secondaries map DPDK memory at the primary's addresses. */
 		personality(ADDR_NO_RANDOMIZE);
-		if (!primary)
-			args[7] = NULL; /* -m is the primary's business */
 		if (env != NULL)
 			putenv((char *)env);
-		execv(prog, args);
+		execv(args[0], args);
 		_exit(127);
 	}
 	close(in[0]);
 	close(out[1]);
 	p->to = in[1];
 	p->from = out[0];
+	return 0;
+}
+
+/* Start @prog as a DPDK process on @prefix, with @env ("NAME=value" or
+ * NULL) added to its environment. Returns 0 once it said ready. */
+static inline int peer_start_env(struct peer *p, const char *prog, const char *prefix,
+				 int primary, const char *env)
+{
+	char fp[128];
+	char *args[] = { (char *)prog, "-l", "0", "--no-pci", "--no-telemetry", fp,
+			 primary ? "--proc-type=primary" : "--proc-type=secondary",
+			 "-m", "64", "--log-level=lib.dvshare:info", "--log-level=lib.eal:notice",
+			 NULL };
+
+	memset(p, 0, sizeof(*p));
+	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
+	if (!primary)
+		args[7] = NULL; /* -m is the primary's business */
+	if (peer_spawn(p, args, env) != 0)
+		return -errno;
 	if (peer_read(p, MP_TIMEOUT_MS) != 0 || strncmp(p->last, "ready", 5) != 0) {
 		fprintf(stderr, "peer %s did not start: %s\n", prog, p->last);
 		return -EIO;
