@@ -217,6 +217,10 @@ static void kill_secondary_at(const char *tag, const char *fault, int during_des
 			OK(&s.prim, "create " DEV " obj q0 0 64");
 		} else {
 			kill9(a);
+			/* The primary heard it die (PEER_DIED). */
+			for (int i = 0; i < 300 && ok_num(peer_cmd(&s.prim, "ev 6")) < 1; i++)
+				usleep(10000);
+			REPLY_IS(&s.prim, "ok 1", "ev 6");
 		}
 	}
 	survivors_work(&s, b);
