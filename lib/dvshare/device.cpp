@@ -649,6 +649,19 @@ int dvshare_dev::foreach(dvshare_foreach_cb cb, void *arg)
 	return 0;
 }
 
+void dvshare_dev::abandon()
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+
+	for (auto &h : store_)
+		if (h != nullptr)
+			h->owner = false;
+	for (auto &h : retired_)
+		h->owner = false;
+	/* EAL cleanup has already freed the service library's state. */
+	(void)engine_.release();
+}
+
 void dvshare_dev::close_primary()
 {
 	std::lock_guard<std::mutex> lock(ctl_);

@@ -80,6 +80,9 @@ public:
 	int foreach(dvshare_foreach_cb cb, void *arg);
 	/* Primary: destroy everything and withdraw the registry. */
 	void close_primary();
+	/* Process exit: let go of this process's view only (unimport, unmap,
+	 * close our fds); no kernel object is destroyed. */
+	void abandon();
 
 	const std::string &name() const { return name_; }
 	struct ibv_context *ctx() const { return ctx_; }

@@ -250,7 +250,7 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 {
 	return guard_int([&] {
 		Library &lib = Library::get();
-		std::unique_ptr<dvshare_dev> owned;
+		std::shared_ptr<dvshare_dev> owned;
 		{
 			std::lock_guard<std::mutex> lock(lib.mu);
 			if (lib.find(dev) == nullptr)

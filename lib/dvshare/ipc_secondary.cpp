@@ -80,10 +80,10 @@ int attach_one(Fd cmd_fd, Fd reg_fd)
 	}
 	DVS_LOG(INFO, "attached %s: %u object(s) imported", dev->name().c_str(),
 		dev->attached_objects());
-	dvshare_dev *d = dev.get();
+	std::shared_ptr<dvshare_dev> d(std::move(dev));
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
-		lib.add(std::move(dev));
+		lib.add(d);
 	}
 	/* A revoke that came while we imported found no device to act on:
 	 * drop whatever the registry no longer has. */
@@ -192,11 +192,8 @@ void send_ack(const RevokeMsg &r)
 void let_go(const RevokeMsg &r)
 {
 	Library &lib = Library::get();
-	dvshare_dev *d;
-	{
-		std::lock_guard<std::mutex> lock(lib.mu);
-		d = lib.find(r.ibdev);
-	}
+	std::shared_ptr<dvshare_dev> d = lib.hold(r.ibdev);
+
 	/* No such device here: nothing to let go of (an attach in progress
 	 * revalidates when it completes). */
 	std::string name;
@@ -205,7 +202,7 @@ void let_go(const RevokeMsg &r)
 	send_ack(r);
 	dvs::fault_point("revoke-ack");
 	if (d != nullptr)
-		lib.emit(d, DVSHARE_EVENT_REVOKED, name.c_str(), r.hdr.pid);
+		lib.emit(d.get(), DVSHARE_EVENT_REVOKED, name.c_str(), r.hdr.pid);
 }
 
 int on_revoke(const struct rte_mp_msg *msg, const void *)

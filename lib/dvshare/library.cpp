@@ -21,13 +21,11 @@ Library &Library::get()
 
 Library::~Library()
 {
-	/* At process exit a secondary detaches (unimport, unmap), while a
-	 * primary must destroy nothing: its secondaries hold the cmd_fd and
-	 * keep using what they imported. Its devices are left to the kernel. */
-	for (auto &d : devices) {
-		if (d->primary())
-			(void)d.release();
-	}
+	/* At process exit every process only lets go of its own view: a
+	 * secondary unimports, and a primary destroys nothing either, since its
+	 * secondaries hold the cmd_fd and keep using what they imported. */
+	for (auto &d : devices)
+		d->abandon();
 	devices.clear();
 }
 
@@ -47,17 +45,27 @@ dvshare_dev *Library::find(const dvshare_dev *dev) const
 	return nullptr;
 }
 
-void Library::add(std::unique_ptr<dvshare_dev> dev)
+void Library::add(std::shared_ptr<dvshare_dev> dev)
 {
 	devices.push_back(std::move(dev));
 	list_gen++;
 }
 
-std::unique_ptr<dvshare_dev> Library::remove(dvshare_dev *dev)
+std::shared_ptr<dvshare_dev> Library::hold(const char *ibdev)
+{
+	std::lock_guard<std::mutex> lock(mu);
+
+	for (const auto &d : devices)
+		if (d->name() == ibdev)
+			return d;
+	return nullptr;
+}
+
+std::shared_ptr<dvshare_dev> Library::remove(dvshare_dev *dev)
 {
 	for (auto it = devices.begin(); it != devices.end(); ++it) {
 		if (it->get() == dev) {
-			std::unique_ptr<dvshare_dev> d = std::move(*it);
+			std::shared_ptr<dvshare_dev> d = std::move(*it);
 			devices.erase(it);
 			list_gen++;
 			std::erase_if(subs_, [dev](const EventSub &s) { return s.dev == dev; });

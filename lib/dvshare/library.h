@@ -30,8 +30,11 @@ public:
 	/* Callers hold mu. */
 	dvshare_dev *find(const char *ibdev) const;
 	dvshare_dev *find(const dvshare_dev *dev) const;
-	void add(std::unique_ptr<dvshare_dev> dev);
-	std::unique_ptr<dvshare_dev> remove(dvshare_dev *dev);
+	void add(std::shared_ptr<dvshare_dev> dev);
+	std::shared_ptr<dvshare_dev> remove(dvshare_dev *dev);
+	/* Takes mu: a reference that keeps the device alive while an IPC or
+	 * interrupt handler works on it, even if it is closed meanwhile. */
+	std::shared_ptr<dvshare_dev> hold(const char *ibdev);
 
 	/* Deliver an event to the subscribers (takes mu itself). */
 	void emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pid_t pid);
@@ -50,7 +53,7 @@ public:
 	void set_orphaned(pid_t primary) { orphaned_.store(primary); }
 
 	mutable std::mutex mu;
-	std::vector<std::unique_ptr<dvshare_dev>> devices;
+	std::vector<std::shared_ptr<dvshare_dev>> devices;
 	uint64_t list_gen = 0; /* bumped whenever the device list changes */
 	std::atomic<int> attach_status{0};
 	/* Counters behind dvshare_stats_get(). */
