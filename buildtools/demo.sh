@@ -7,12 +7,8 @@
 # Exits non-zero if anything went wrong.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-bash buildtools/deps.sh >/dev/null
-bash buildtools/hugepages.sh >/dev/null
-[ -f build/build.ninja ] || meson setup build >/dev/null
-ninja -C build >/dev/null
+source "$(dirname "$0")/common.sh"
+prepare_build
 
 pmd=build/app/dvshare-pmd/dvshare-pmd
 prefix="dvs-demo-$$"
@@ -20,7 +16,8 @@ work=$(mktemp -d)
 prim=""
 cleanup() {
   [ -n "$prim" ] && kill "$prim" 2>/dev/null || true
-  rm -rf /dev/hugepages/"$prefix"* "/var/run/dpdk/$prefix" "$work"
+  remove_dpdk_files "$prefix"
+  rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "demo: $*" >&2; for f in "$work"/*.log; do echo "--- $f" >&2; cat "$f" >&2; done; exit 1; }
