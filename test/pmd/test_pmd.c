@@ -188,7 +188,7 @@ static int tel_connect(const char *prefix)
 	char buf[1024];
 	int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "/var/run/dpdk/%s/dpdk_telemetry.v2", prefix);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/var/run/dpdk/%.60s/dpdk_telemetry.v2", prefix);
 	for (int i = 0; i < 100; i++) {
 		if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 			if (recv(s, buf, sizeof(buf), 0) > 0) /* the banner */
