@@ -80,8 +80,8 @@ int validate_header(const RegHeader &h, size_t file_size, std::string *why)
 			 "primary runs dvshare %u.%u.%u (registry layout %u), this process "
 			 "dvshare %u.%u.%u (layout %u)",
 			 h.lib_version >> 16, (h.lib_version >> 8) & 0xff, h.lib_version & 0xff,
-			 h.layout_version, DVSHARE_VERSION_MAJOR, DVSHARE_VERSION_MINOR,
-			 DVSHARE_VERSION_PATCH, kRegLayoutVersion);
+			 h.layout_version, kLibVersion >> 16, (kLibVersion >> 8) & 0xff,
+			 kLibVersion & 0xff, kRegLayoutVersion);
 		*why = buf;
 		return -EPROTO;
 	}

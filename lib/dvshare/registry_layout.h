@@ -30,8 +30,13 @@ constexpr char kRegMagic[8] = { 'D', 'V', 'S', 'H', 'R', 'E', 'G', '\0' };
 constexpr uint32_t kRegLayoutVersion = 1;
 constexpr uint32_t kRegHeaderSize = 4096;
 constexpr uint32_t kBlobMax = 64;  /* largest export blob a slot holds */
+#ifdef DVS_TEST_LIB_VERSION
+/* Only for the test peer built "differently" (version-skew tests). */
+constexpr uint32_t kLibVersion = DVS_TEST_LIB_VERSION;
+#else
 constexpr uint32_t kLibVersion = (DVSHARE_VERSION_MAJOR << 16) |
 				 (DVSHARE_VERSION_MINOR << 8) | DVSHARE_VERSION_PATCH;
+#endif
 
 enum class EntryState : uint32_t {
 	Empty = 0,     /* never used: ends a probe */

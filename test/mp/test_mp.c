@@ -5,13 +5,14 @@
  * named by DVSHARE_HW_IBDEV (or the hw_ibdev Meson option) is used and the
  * checks that need the software engine are left out.
  *
- * argv: PEER PLAIN_PRIMARY [--hw IBDEV]
+ * argv: PEER PLAIN_PRIMARY [--skew SKEWED_PEER] [--hw IBDEV]
  */
 #include "dvs_cunit.h"
 #include "mp_harness.h"
 
 static const char *dev0 = "sim0"; /* the device every scenario shares */
 static int hw;
+static const char *skew_prog; /* mp_peer built as another dvshare release */
 
 /* A scenario's processes; cleaned up whatever happened. */
 struct scene {
@@ -356,6 +357,30 @@ static void test_adopt_and_publish(void)
 	scene_end(&s);
 }
 
+/* A secondary built as another dvshare release is refused, with both
+ * versions named, and runs on with nothing attached. */
+static void test_version_mismatch_refused(void)
+{
+	struct scene s;
+	struct peer p;
+
+	if (skew_prog == NULL)
+		return;
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "skew"), 0);
+	OK(&s.prim, "open %s", dev0);
+	OK(&s.prim, "create %s var db0", dev0);
+	CU_ASSERT_EQUAL_FATAL(peer_start_prog(&p, skew_prog, s.prefix, 0), 0);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&p, "status"), "ok -71"); /* -EPROTO */
+	CU_ASSERT_FALSE(is_ok(peer_cmd(&p, "lookup %s var db0", dev0)));
+	CU_ASSERT_EQUAL(peer_stop(&p), 0);
+	/* The primary is unharmed: a proper secondary still attaches. */
+	struct peer *ok = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ok);
+	CU_ASSERT_STRING_EQUAL(peer_cmd(ok, "status"), "ok 1");
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_visible_after_eal_init),
 	DVS_TEST(test_doorbell_reaches_primary_and_engine),
@@ -368,6 +393,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_primary_without_dvshare),
 	DVS_TEST(test_publish_errors),
 	DVS_TEST(test_adopt_and_publish),
+	DVS_TEST(test_version_mismatch_refused),
 	DVS_TEST_END,
 };
 
@@ -379,6 +405,11 @@ static int register_tests(int argc, char **argv)
 	}
 	mp_peer_prog = argv[1];
 	mp_plain_prog = argv[2];
+	if (argc >= 5 && strcmp(argv[3], "--skew") == 0) {
+		skew_prog = argv[4];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc >= 4 && strcmp(argv[3], "--hw") == 0) {
 		const char *env = getenv("DVSHARE_HW_IBDEV");
 		const char *opt = argc >= 5 ? argv[4] : "";
