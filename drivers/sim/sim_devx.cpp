@@ -287,37 +287,26 @@ int devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 
 int devx_obj_export(struct mlx5dv_devx_obj *obj, void *data)
 {
-	if (obj == nullptr || data == nullptr)
+	if (obj == nullptr)
 		return fail(EINVAL);
 	SimDevxObj *o = to_obj(obj);
-	UfileLock lock(o->ctx->ufile.hdr());
-	if (o->ctx->ufile.table().lookup(o->handle, KobjType::DevxObj) == nullptr)
-		return fail(EINVAL);
-	ObjBlob b{};
-	b.handle = o->handle;
-	b.type = o->obj_type;
-	b.object_id = o->obj_id;
-	b.log_obj_range = o->log_obj_range;
-	b.nonce = o->ctx->ufile.hdr()->nonce;
-	memcpy(data, &b, sizeof(b));
-	return 0;
+	return export_blob<ObjBlob>(o->ctx, o->handle, KobjType::DevxObj, data, [&](ObjBlob &b) {
+		b.type = o->obj_type;
+		b.object_id = o->obj_id;
+		b.log_obj_range = o->log_obj_range;
+	});
 }
 
 struct mlx5dv_devx_obj *devx_obj_import(struct ibv_context *ctx, void *data)
 {
-	SimContext *sc = to_sim(ctx);
-	ObjBlob b;
-
-	if (sc == nullptr || data == nullptr)
-		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
-	memcpy(&b, data, sizeof(b));
-	if (b.nonce != sc->ufile.hdr()->nonce)
-		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
-	UfileLock lock(sc->ufile.hdr());
-	const Kobj *k = sc->ufile.table().lookup(b.handle, KobjType::DevxObj);
-	if (k == nullptr || k->id != b.object_id || k->obj_type != b.type)
-		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
-	return make_obj(sc, b.handle, *k);
+	return import_blob<ObjBlob, struct mlx5dv_devx_obj>(
+		ctx, data, KobjType::DevxObj,
+		[](const Kobj &k, const ObjBlob &b) {
+			return k.id == b.object_id && k.obj_type == b.type;
+		},
+		[](SimContext *sc, const ObjBlob &b, const Kobj &k) {
+			return make_obj(sc, b.handle, k);
+		});
 }
 
 void devx_obj_unimport(struct mlx5dv_devx_obj *obj)

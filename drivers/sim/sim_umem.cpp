@@ -106,35 +106,21 @@ int umem_dereg(struct mlx5dv_devx_umem *umem)
 
 int umem_export(struct mlx5dv_devx_umem *umem, void *data)
 {
-	if (umem == nullptr || data == nullptr)
+	if (umem == nullptr)
 		return fail(EINVAL);
 	SimUmem *u = to_umem(umem);
-	UfileLock lock(u->ctx->ufile.hdr());
-	if (u->ctx->ufile.table().lookup(u->handle, KobjType::Umem) == nullptr)
-		return fail(EINVAL);
-	UmemBlob b{};
-	b.handle = u->handle;
-	b.umem_id = umem->umem_id;
-	b.nonce = u->ctx->ufile.hdr()->nonce;
-	memcpy(data, &b, sizeof(b));
-	return 0;
+	return export_blob<UmemBlob>(u->ctx, u->handle, KobjType::Umem, data,
+				     [&](UmemBlob &b) { b.umem_id = umem->umem_id; });
 }
 
 struct mlx5dv_devx_umem *umem_import(struct ibv_context *ctx, void *data)
 {
-	SimContext *sc = to_sim(ctx);
-	UmemBlob b;
-
-	if (sc == nullptr || data == nullptr)
-		return fail_null<struct mlx5dv_devx_umem>(EINVAL);
-	memcpy(&b, data, sizeof(b));
-	if (b.nonce != sc->ufile.hdr()->nonce)
-		return fail_null<struct mlx5dv_devx_umem>(EINVAL);
-	UfileLock lock(sc->ufile.hdr());
-	const Kobj *k = sc->ufile.table().lookup(b.handle, KobjType::Umem);
-	if (k == nullptr || k->id != b.umem_id)
-		return fail_null<struct mlx5dv_devx_umem>(EINVAL);
-	return make_umem(sc, b.handle, b.umem_id);
+	return import_blob<UmemBlob, struct mlx5dv_devx_umem>(
+		ctx, data, KobjType::Umem,
+		[](const Kobj &k, const UmemBlob &b) { return k.id == b.umem_id; },
+		[](SimContext *sc, const UmemBlob &b, const Kobj &) {
+			return make_umem(sc, b.handle, b.umem_id);
+		});
 }
 
 void umem_unimport(struct mlx5dv_devx_umem *umem)

@@ -97,38 +97,27 @@ void free_var(struct mlx5dv_var *var)
 
 int var_export(struct mlx5dv_var *var, void *data)
 {
-	if (var == nullptr || data == nullptr)
+	if (var == nullptr)
 		return fail(EINVAL);
 	SimVar *v = to_var(var);
-	UfileLock lock(v->ctx->ufile.hdr());
-	if (v->ctx->ufile.table().lookup(v->handle, KobjType::Var) == nullptr)
-		return fail(EINVAL);
-	VarBlob b{};
-	b.handle = v->handle;
-	b.page_id = var->page_id;
-	b.length = var->length;
-	b.mmap_off = static_cast<uint64_t>(var->mmap_off);
-	b.nonce = v->ctx->ufile.hdr()->nonce;
-	memcpy(data, &b, sizeof(b));
-	return 0;
+	return export_blob<VarBlob>(v->ctx, v->handle, KobjType::Var, data, [&](VarBlob &b) {
+		b.page_id = var->page_id;
+		b.length = var->length;
+		b.mmap_off = static_cast<uint64_t>(var->mmap_off);
+	});
 }
 
 struct mlx5dv_var *var_import(struct ibv_context *ctx, void *data)
 {
-	SimContext *sc = to_sim(ctx);
-	VarBlob b;
-
-	if (sc == nullptr || data == nullptr)
-		return fail_null<struct mlx5dv_var>(EINVAL);
-	memcpy(&b, data, sizeof(b));
-	if (b.nonce != sc->ufile.hdr()->nonce)
-		return fail_null<struct mlx5dv_var>(EINVAL);
-	UfileLock lock(sc->ufile.hdr());
-	const Kobj *k = sc->ufile.table().lookup(b.handle, KobjType::Var);
-	if (k == nullptr || k->id != b.page_id || b.length != kPage ||
-	    b.mmap_off != kVarAreaOff + kPage * b.page_id)
-		return fail_null<struct mlx5dv_var>(EINVAL);
-	return make_var(sc, b.handle, b.page_id);
+	return import_blob<VarBlob, struct mlx5dv_var>(
+		ctx, data, KobjType::Var,
+		[](const Kobj &k, const VarBlob &b) {
+			return k.id == b.page_id && b.length == kPage &&
+			       b.mmap_off == kVarAreaOff + kPage * b.page_id;
+		},
+		[](SimContext *sc, const VarBlob &b, const Kobj &) {
+			return make_var(sc, b.handle, b.page_id);
+		});
 }
 
 void var_unimport(struct mlx5dv_var *var)
