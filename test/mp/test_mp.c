@@ -275,21 +275,18 @@ static void test_primary_without_dvshare(void)
 {
 	struct scene s;
 	struct peer *p;
-	struct timespec t0, t1;
 
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	memset(&s, 0, sizeof(s));
 	mp_prefix(s.prefix, sizeof(s.prefix), "plain");
 	mp_cleanup(s.prefix);
 	CU_ASSERT_EQUAL_FATAL(peer_start_prog(&s.prim, mp_plain_prog, s.prefix, 1), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	p = scene_secondary(&s);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	/* 0, not -ETIMEDOUT: no request was sent to a primary that would
+	 * never have answered it. */
 	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "status"), "ok 0");
 	CU_ASSERT_FALSE(is_ok(peer_cmd(p, "lookup %s var x", dev0)));
-	/* No attach timeout was waited out (that would be 5 s). */
-	CU_ASSERT(t1.tv_sec - t0.tv_sec < 5);
 	/* The plain primary gets "quit" as an ordinary line and ends on EOF. */
 	close(s.prim.to);
 	s.prim.to = open("/dev/null", O_WRONLY);
