@@ -184,14 +184,20 @@ static int show_stats(void)
 
 static int show_peers(void)
 {
+	struct dvshare_peer peers[64];
 	struct dvshare_stats s;
+	int n;
 
-	dvshare_stats_get(&s);
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		printf("peers: %u secondary(ies) attached (details: telemetry /dvshare/peers)\n",
-		       s.peers);
-	else
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		dvshare_stats_get(&s);
 		printf("peers: primary %s\n", s.orphaned ? "died" : "alive");
+		return 0;
+	}
+	n = dvshare_peers(peers, 64);
+	printf("peers: %d secondary(ies) attached\n", n);
+	for (int i = 0; i < n && i < 64; i++)
+		printf("peer pid=%d uid=%u devices=%u\n", (int)peers[i].pid, (unsigned int)peers[i].uid,
+		       peers[i].n_devices);
 	return 0;
 }
 

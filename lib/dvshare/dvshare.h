@@ -287,6 +287,20 @@ struct dvshare_stats {
 	uint32_t orphaned;         /**< secondary: 1 once the primary died */
 };
 
+/** An attached secondary, as the primary sees it. */
+struct dvshare_peer {
+	pid_t pid;
+	uid_t uid;            /**< effective uid, read from its pidfd */
+	uint32_t n_devices;   /**< devices it is attached to */
+};
+
+/**
+ * The secondaries attached now (primary; a secondary has none).
+ * @param peers  filled with up to @p n entries (may be NULL when @p n is 0)
+ * @return the number of attached secondaries (which may exceed @p n).
+ */
+int dvshare_peers(struct dvshare_peer *peers, unsigned int n);
+
 /**
  * Read this process's dvshare counters.
  * @return 0, or -EINVAL for a NULL @p stats.

@@ -284,6 +284,19 @@ int dvshare_attach_status(void)
 	return Library::get().attach_status.load();
 }
 
+int dvshare_peers(struct dvshare_peer *peers, unsigned int n)
+{
+	if (peers == nullptr && n != 0)
+		return fail(EINVAL);
+	return guard_int([&] {
+		std::vector<dvs::PeerInfo> list = dvs::Peers::get().list();
+		for (unsigned int i = 0; i < n && i < list.size(); i++)
+			peers[i] = { list[i].pid, list[i].uid,
+				     static_cast<uint32_t>(list[i].devices.size()) };
+		return static_cast<int>(list.size());
+	});
+}
+
 int dvshare_stats_get(struct dvshare_stats *st)
 {
 	if (st == nullptr)

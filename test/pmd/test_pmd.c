@@ -217,7 +217,8 @@ static void test_telemetry_socket(void)
 	}
 	const char *ready = expect_line(&sec, "ready secondary pid=");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ready);
-	snprintf(pid, sizeof(pid), "\"%d\"", atoi(ready + strlen("ready secondary pid=")));
+	int sec_pid = atoi(ready + strlen("ready secondary pid="));
+	snprintf(pid, sizeof(pid), "\"%d\"", sec_pid);
 	s = tel_connect(prefix);
 	CU_ASSERT_FATAL(s >= 0);
 	CU_ASSERT_EQUAL(tel_query(s, "/dvshare/devices", out, sizeof(out)), 0);
@@ -236,6 +237,15 @@ static void test_telemetry_socket(void)
 	if (strstr(out, "\"published\":2") == NULL)
 		fprintf(stderr, "telemetry said: %s\n", out);
 	close(s);
+	/* The same from the prompt. */
+	send_line(&prim, "show peers");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "peers: 1 secondary(ies) attached"));
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "peer pid=%d uid=%u devices=1", sec_pid,
+			 (unsigned int)geteuid());
+		CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, want));
+	}
 	stop(&sec);
 	stop(&prim);
 	mp_cleanup(prefix);
