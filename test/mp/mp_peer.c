@@ -450,6 +450,31 @@ static void cmd_publish(struct dvshare_dev *d, const char *what, const char *nam
 	}
 }
 
+/* Commands on held handles; returns 1 when @line was one. */
+static int run_held(const char *line)
+{
+	unsigned int x = 0, y = 0, z = 0;
+
+	if (sscanf(line, "ringheld %u %u %u", &x, &y, &z) == 3) {
+		if (x >= MAX_HELD || held[x].var == NULL)
+			reply("err %d no such held VAR", EINVAL);
+		else {
+			dvshare_doorbell32(dvshare_var_addr(held[x].var), y, z);
+			reply("ok");
+		}
+	} else if (sscanf(line, "peekheld %u %u", &x, &y) == 2) {
+		if (x >= MAX_HELD || held[x].var == NULL)
+			reply("err %d no such held VAR", EINVAL);
+		else
+			reply("ok %u", *(volatile uint32_t *)((uint8_t *)dvshare_var_addr(held[x].var) + y));
+	} else if (sscanf(line, "queryheld %u", &x) == 1) {
+		cmd_query_held(x);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* One command line; returns 0 to go on, 1 to quit. */
 static int run(char *line)
 {
@@ -459,19 +484,9 @@ static int run(char *line)
 
 	line[strcspn(line, "\n")] = '\0';
 	/* Longer command names first: sscanf("ring %s") also matches "ringheld". */
-	if (0) {
-	} else if (sscanf(line, "ringheld %u %u %u", &x, &y, &z) == 3) {
-		if (x >= MAX_HELD || held[x].var == NULL)
-			return reply("err %d no such held VAR", EINVAL), 0;
-		dvshare_doorbell32(dvshare_var_addr(held[x].var), y, z);
-		reply("ok");
-	} else if (sscanf(line, "peekheld %u %u", &x, &y) == 2) {
-		if (x >= MAX_HELD || held[x].var == NULL)
-			return reply("err %d no such held VAR", EINVAL), 0;
-		reply("ok %u", *(volatile uint32_t *)((uint8_t *)dvshare_var_addr(held[x].var) + y));
-	} else if (sscanf(line, "queryheld %u", &x) == 1) {
-		cmd_query_held(x);
-	} else if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
+	if (run_held(line))
+		return 0;
+	if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
 		uid_t uids[8];
 		struct dvshare_dev_conf conf;
 		memset(&conf, 0, sizeof(conf));
