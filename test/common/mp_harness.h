@@ -251,6 +251,21 @@ static inline int peer_stop(struct peer *p)
 	return peer_wait(p, MP_TIMEOUT_MS);
 }
 
+/* Repeat @cmd (every 10 ms, 3 s at most) until its number reaches @want;
+ * returns the last number seen. For events that arrive asynchronously. */
+static inline long peer_poll_num(struct peer *p, const char *cmd, long want)
+{
+	long n = -1;
+
+	for (int i = 0; i < 300; i++) {
+		n = ok_num(peer_cmd(p, "%s", cmd));
+		if (n >= want)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
 /* Remove what a DPDK run left for @prefix: hugepage files, runtime dir. */
 static inline void mp_cleanup(const char *prefix)
 {
@@ -282,6 +297,46 @@ static inline void mp_cleanup(const char *prefix)
 	if (d != NULL)
 		closedir(d);
 	rmdir(path);
+}
+
+/* A scenario's processes: one primary and up to four secondaries of
+ * mp_peer on one file prefix. */
+struct mp_scene {
+	char prefix[96];
+	struct peer prim;
+	struct peer sec[4];
+	int nsec;
+};
+
+/* Fresh prefix (leftovers removed), primary started. 0 or -1. */
+static inline int mp_scene_start(struct mp_scene *s, const char *tag, const char *env)
+{
+	memset(s, 0, sizeof(*s));
+	mp_prefix(s->prefix, sizeof(s->prefix), tag);
+	mp_cleanup(s->prefix);
+	return peer_start_env(&s->prim, mp_peer_prog, s->prefix, 1, env) == 0 ? 0 : -1;
+}
+
+/* One more secondary, with @env ("NAME=value" or NULL); NULL on failure. */
+static inline struct peer *mp_scene_secondary(struct mp_scene *s, const char *env)
+{
+	struct peer *p = &s->sec[s->nsec];
+
+	if (peer_start_env(p, mp_peer_prog, s->prefix, 0, env) != 0)
+		return NULL;
+	s->nsec++;
+	return p;
+}
+
+/* Stop every secondary still running; each must exit 0. */
+static inline int mp_scene_stop_secondaries(struct mp_scene *s)
+{
+	int bad = 0;
+
+	for (int i = 0; i < s->nsec; i++)
+		if (s->sec[i].pid > 0)
+			bad += peer_stop(&s->sec[i]) != 0;
+	return bad;
 }
 
 /* The hugepage check every mp test starts with: fail loudly, never skip. */

@@ -12,19 +12,12 @@
 
 #define DEV "sim0"
 
-struct scene {
-	char prefix[96];
-	struct peer prim;
-	struct peer sec[4];
-	int nsec;
-};
+#define scene mp_scene
 
+/* A primary sharing DEV. */
 static int scene_start(struct scene *s, const char *tag)
 {
-	memset(s, 0, sizeof(*s));
-	mp_prefix(s->prefix, sizeof(s->prefix), tag);
-	mp_cleanup(s->prefix);
-	if (peer_start(&s->prim, s->prefix, 1) != 0)
+	if (mp_scene_start(s, tag, NULL) != 0)
 		return -1;
 	return is_ok(peer_cmd(&s->prim, "open " DEV)) ? 0 : -1;
 }
@@ -33,14 +26,9 @@ static int scene_start(struct scene *s, const char *tag)
 static struct peer *secondary(struct scene *s, const char *fault)
 {
 	static char env[64];
-	struct peer *p = &s->sec[s->nsec];
 
-	if (fault != NULL)
-		snprintf(env, sizeof(env), "DVSHARE_FAULT=%s", fault);
-	if (peer_start_env(p, mp_peer_prog, s->prefix, 0, fault ? env : NULL) != 0)
-		return NULL;
-	s->nsec++;
-	return p;
+	snprintf(env, sizeof(env), "DVSHARE_FAULT=%s", fault != NULL ? fault : "");
+	return mp_scene_secondary(s, fault != NULL ? env : NULL);
 }
 
 /* Kill a peer with SIGKILL and reap it. */
@@ -54,9 +42,7 @@ static void kill9(struct peer *p)
  * hold no kernel object any more. */
 static void scene_end(struct scene *s)
 {
-	for (int i = 0; i < s->nsec; i++)
-		if (s->sec[i].pid > 0)
-			CU_ASSERT_EQUAL(peer_stop(&s->sec[i]), 0);
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(s), 0);
 	if (s->prim.pid > 0) {
 		REPLY_IS(&s->prim, "ok 0 0 0", "closecheck " DEV);
 		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
@@ -218,9 +204,7 @@ static void kill_secondary_at(const char *tag, const char *fault, int during_des
 		} else {
 			kill9(a);
 			/* The primary heard it die (PEER_DIED). */
-			for (int i = 0; i < 300 && ok_num(peer_cmd(&s.prim, "ev 6")) < 1; i++)
-				usleep(10000);
-			REPLY_IS(&s.prim, "ok 1", "ev 6");
+			CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 6", 1), 1);
 		}
 	}
 	survivors_work(&s, b);
@@ -265,10 +249,7 @@ static void kill_primary(const char *tag, int mid_destroy)
 	struct peer *a, *b;
 
 	CU_ASSERT_FATAL(mp_have_hugepages());
-	memset(&s, 0, sizeof(s));
-	mp_prefix(s.prefix, sizeof(s.prefix), tag);
-	mp_cleanup(s.prefix);
-	CU_ASSERT_EQUAL_FATAL(peer_start_env(&s.prim, mp_peer_prog, s.prefix, 1,
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, tag,
 					     mid_destroy ? "DVSHARE_FAULT=primary-revoke" : NULL), 0);
 	OK(&s.prim, "open " DEV);
 	publish_set(&s);
@@ -285,9 +266,7 @@ static void kill_primary(const char *tag, int mid_destroy)
 	} else {
 		kill9(&s.prim);
 	}
-	for (int i = 0; i < 300 && ok_num(peer_cmd(a, "ev 7")) < 1; i++)
-		usleep(10000);
-	REPLY_IS(a, "ok 1", "ev 7"); /* PRIMARY_DIED */
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 7", 1), 1); /* PRIMARY_DIED */
 	/* What was imported keeps working: the cmd_fd keeps it alive. */
 	OK(a, "ringheld 0 1024 42");
 	REPLY_IS(b, "ok 42", "peekheld 0 1024");
@@ -298,8 +277,7 @@ static void kill_primary(const char *tag, int mid_destroy)
 	OK(a, "releaseheld 1");
 	OK(b, "releaseheld 0");
 	s.prim.pid = 0;
-	for (int i = 0; i < s.nsec; i++)
-		CU_ASSERT_EQUAL(peer_stop(&s.sec[i]), 0);
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(&s), 0);
 	mp_cleanup(s.prefix);
 }
 
@@ -321,10 +299,7 @@ static void test_uid_refusal(void)
 	struct peer *a;
 
 	CU_ASSERT_FATAL(mp_have_hugepages());
-	memset(&s, 0, sizeof(s));
-	mp_prefix(s.prefix, sizeof(s.prefix), "uid");
-	mp_cleanup(s.prefix);
-	CU_ASSERT_EQUAL_FATAL(peer_start(&s.prim, s.prefix, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "uid", NULL), 0);
 	/* Only uid 54321 may have sim0; sim1 is for this uid too. */
 	OK(&s.prim, "open sim0 0 54321");
 	OK(&s.prim, "open sim1 0 54321,%u", (unsigned int)geteuid());

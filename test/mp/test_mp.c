@@ -14,52 +14,24 @@ static const char *dev0 = "sim0"; /* the device every scenario shares */
 static int hw;
 static const char *skew_prog; /* mp_peer built as another dvshare release */
 
-/* A scenario's processes; cleaned up whatever happened. */
-struct scene {
-	char prefix[96];
-	struct peer prim;
-	struct peer sec[4];
-	int nsec;
-};
+#define scene mp_scene
 
 static int scene_start(struct scene *s, const char *tag)
 {
-	memset(s, 0, sizeof(*s));
-	mp_prefix(s->prefix, sizeof(s->prefix), tag);
-	mp_cleanup(s->prefix);
-	return peer_start(&s->prim, s->prefix, 1);
+	return mp_scene_start(s, tag, NULL);
 }
 
 static struct peer *scene_secondary(struct scene *s)
 {
-	struct peer *p = &s->sec[s->nsec];
-
-	if (peer_start(p, s->prefix, 0) != 0)
-		return NULL;
-	s->nsec++;
-	return p;
+	return mp_scene_secondary(s, NULL);
 }
 
 static void scene_end(struct scene *s)
 {
-	for (int i = 0; i < s->nsec; i++)
-		if (s->sec[i].pid > 0)
-			CU_ASSERT_EQUAL(peer_stop(&s->sec[i]), 0);
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(s), 0);
 	if (s->prim.pid > 0)
 		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
 	mp_cleanup(s->prefix);
-}
-
-/* Poll a peer's event counters until "published" reaches @want. */
-static int wait_published(struct peer *p, unsigned int want)
-{
-	for (int i = 0; i < 300; i++) {
-		const char *r = peer_cmd(p, "events");
-		if (ok_num(r) >= (long)want)
-			return 1;
-		usleep(10000);
-	}
-	return 0;
 }
 
 /* Everything the primary published is there right after rte_eal_init. */
@@ -164,7 +136,7 @@ static void test_late_publish(void)
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 0);
 	page = ok_num(peer_cmd(&s.prim, "create %s var late0", dev0));
 	OK(&s.prim, "create %s obj lateq 5 64", dev0);
-	CU_ASSERT_TRUE(wait_published(p, 2));
+	CU_ASSERT(peer_poll_num(p, "events", 2) >= 2);
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s var late0", dev0)), page);
 	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "query %s lateq", dev0), "ok 5 64 0");
 	OK(p, "modify %s lateq 1", dev0);
