@@ -44,6 +44,23 @@ unsigned int poll_page(const Ufile &u, uint32_t page_id)
 	return kicks;
 }
 
+/* Any doorbell register of an allocated page not idle? Plain loads, no
+ * lock: an idle pass (the common case on a busy-polling service core)
+ * never touches the ufile lock other processes' control calls need. */
+bool any_pending(const Ufile &u)
+{
+	for (uint32_t p = 0; p < kVarPages; p++) {
+		if (!std::atomic_ref<uint32_t>(u.page(p).used).load(std::memory_order_acquire))
+			continue;
+		const uint32_t *words = u.var_words(p);
+		for (uint32_t w = 0; w < DVS_SIM_DB_WORDS; w++)
+			if (__atomic_load_n(&words[w], __ATOMIC_RELAXED) !=
+			    DVS_SIM_DB_IDLE)
+				return true;
+	}
+	return false;
+}
+
 } // namespace
 
 } // namespace dvs::sim
@@ -88,6 +105,8 @@ unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine)
 	const Ufile &u = engine->ufile;
 	unsigned int kicks = 0;
 
+	if (!any_pending(u))
+		return 0;
 	/* Under the ufile lock, a page cannot be freed and handed to a new
 	 * owner halfway through a pass, so no kick lands on the wrong page. */
 	UfileLock lock(u.hdr());
