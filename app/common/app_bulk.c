@@ -6,13 +6,13 @@
 
 #include <rte_errno.h>
 
-#include "dvs_prm.h"
+#include "app_objects.h"
 
 static char umem_page[4096] __attribute__((aligned(4096)));
 
 static int publish_one(struct dvshare_dev *dev, const char *name, unsigned int i)
 {
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_HDR_SIZE];
 
 	switch (i % 4) {
 	case 0: {
@@ -25,9 +25,11 @@ static int publish_one(struct dvshare_dev *dev, const char *name, unsigned int i
 		dvshare_umem_release(u);
 		return u != NULL ? 0 : -rte_errno;
 	}
+	case 2:
+		return app_counter_create(dev, name, NULL);
 	default: {
-		size_t len = dvs_prm_virtq_create(in, (uint16_t)i, 64, 0);
-		struct dvshare_obj *o = dvshare_obj_create(dev, name, in, len, out, sizeof(out));
+		struct dvshare_obj *o = dvshare_obj_create(dev, name, in, dvshare_prm_alloc_pd(in), out,
+							   sizeof(out));
 		dvshare_obj_release(o);
 		return o != NULL ? 0 : -rte_errno;
 	}
@@ -41,19 +43,19 @@ static int check_one(struct dvshare_dev *dev, const char *name, unsigned int i)
 	switch (i % 4) {
 	case 0: {
 		struct dvshare_var *v = dvshare_var_lookup(dev, name);
-		ok = v != NULL && dvshare_var_addr(v) != NULL;
+		ok = v != NULL && dvshare_var_doorbell(v) != NULL;
 		dvshare_var_release(v);
 		break;
 	}
 	case 1: {
 		struct dvshare_umem *u = dvshare_umem_lookup(dev, name);
-		ok = u != NULL && dvshare_umem_id(u) != 0;
+		ok = u != NULL;
 		dvshare_umem_release(u);
 		break;
 	}
 	default: {
 		struct dvshare_obj *o = dvshare_obj_lookup(dev, name);
-		ok = o != NULL && dvshare_obj_id(o) != 0;
+		ok = o != NULL;
 		dvshare_obj_release(o);
 		break;
 	}

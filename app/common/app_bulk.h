@@ -2,7 +2,7 @@
 /*
  * Publishing many objects at once, for the benchmark, the demo and the
  * multi-process tests: object i is named <prefix><i>; a quarter are VARs, a
- * quarter UMEMs (over one static page), the rest virtio-queue DEVX objects;
+ * quarter UMEMs (over one static page), a quarter flow counters, a quarter PDs;
  * each carries its index as 8 bytes of metadata.
  */
 #ifndef DVS_APP_BULK_H

@@ -135,7 +135,7 @@ static int run_secondary(const struct opts *o, double eal_seconds)
 			rte_strerror(rte_errno));
 		return 1;
 	}
-	printf("result %.1f\n", bench_doorbell(dvshare_var_addr(v), o->seconds));
+	printf("result %.1f\n", bench_doorbell(dvshare_var_doorbell(v), o->seconds));
 	dvshare_var_release(v);
 	return 0;
 }
@@ -311,12 +311,12 @@ int main(int argc, char **argv)
 	self[l] = '\0';
 	struct dvshare_dev *dev = dvshare_dev_open(o.dev, NULL);
 	struct dvshare_var *v = dev != NULL ? dvshare_var_alloc(dev, BENCH_DB_NAME, 0) : NULL;
-	if (v == NULL || bench_mp_serve(dvshare_var_addr(v)) != 0) {
+	if (v == NULL || bench_mp_serve(dvshare_var_doorbell(v)) != 0) {
 		fprintf(stderr, "bench: cannot set up %s: %s\n", o.dev, rte_strerror(rte_errno));
 		return 1;
 	}
 	printf("dvshare-bench on %s (file prefix %s)\n", o.dev, prefix);
-	ret = bench_doorbells(self, prefix, &o, dvshare_var_addr(v));
+	ret = bench_doorbells(self, prefix, &o, dvshare_var_doorbell(v));
 	if (ret == 0)
 		ret = bench_attach(self, prefix, &o, dev);
 	if (ret == 0)

@@ -19,7 +19,8 @@ enum pmd_cmd {
 	PMD_SHOW_DEVICES, PMD_SHOW_OBJECTS, PMD_SHOW_OBJECTS_DEV, PMD_SHOW_PEERS,
 	PMD_SHOW_ENGINE, PMD_STATS, PMD_VAR_ALLOC, PMD_OBJ_CREATE, PMD_UMEM_REG,
 	PMD_DESTROY, PMD_DESTROY_TIMEOUT, PMD_RING, PMD_RING_COUNT, PMD_RING_PACED,
-	PMD_QUERY, PMD_MODIFY, PMD_META_SET, PMD_META_GET, PMD_HELP, PMD_QUIT,
+	PMD_QUERY, PMD_MODIFY, PMD_MODIFY_INDEX, PMD_COUNTER_CREATE, PMD_CAPS,
+	PMD_META_SET, PMD_META_GET, PMD_HELP, PMD_QUIT,
 };
 
 /* Run one command; 0 or a negative errno (already reported in one line). */
@@ -30,6 +31,7 @@ int pmd_var_alloc(const char *dev, const char *name);
 int pmd_virtq_create(const char *dev, const char *name, uint32_t qidx, uint32_t qsize,
 		     const char *meta);
 int pmd_umem_reg(const char *dev, const char *name, uint32_t size);
+int pmd_counter_create(const char *dev, const char *name);
 
 /* The cmdline side: the command table, a line, the interactive prompt. */
 extern cmdline_parse_ctx_t pmd_ctx[];

@@ -47,6 +47,9 @@ static cmdline_parse_token_string_t t_modify = KW(0, "modify");
 static cmdline_parse_token_string_t t_meta = KW(0, "meta");
 static cmdline_parse_token_string_t t_set = KW(1, "set");
 static cmdline_parse_token_string_t t_get = KW(1, "get");
+static cmdline_parse_token_string_t t_counter = KW(0, "counter");
+static cmdline_parse_token_string_t t_caps = KW(0, "caps");
+static cmdline_parse_token_string_t t_index = KW(2, "avail#used");
 static cmdline_parse_token_string_t t_help = KW(0, "help");
 static cmdline_parse_token_string_t t_quit = KW(0, "quit");
 static cmdline_parse_token_string_t t_w1 = WORD(1);
@@ -80,7 +83,8 @@ INST(c_stats, PMD_STATS, "stats: dvshare counters of this process", TOK(t_stats)
 INST(c_var_alloc, PMD_VAR_ALLOC, "var alloc <dev> <name>: allocate and publish a VAR page",
      TOK(t_var), TOK(t_alloc), TOK(t_w2), TOK(t_w3));
 INST(c_obj_create, PMD_OBJ_CREATE,
-     "obj create <dev> <name> <qidx> <qsize>: create and publish a virtio queue",
+     "obj create <dev> <name> <qidx> <qsize>: create and publish a VIRTIO_NET_Q (with its "
+     "PD and UMEMs)",
      TOK(t_obj), TOK(t_create), TOK(t_w2), TOK(t_w3), TOK(t_n0), TOK(t_n1));
 INST(c_umem_reg, PMD_UMEM_REG, "umem reg <dev> <name> <size>: register and publish memory",
      TOK(t_umem), TOK(t_reg), TOK(t_w2), TOK(t_w3), TOK(t_n0));
@@ -93,9 +97,18 @@ INST(c_ring_n, PMD_RING_COUNT, "ring <var> <value> <count>: doorbells back to ba
      TOK(t_ring), TOK(t_w1), TOK(t_n0), TOK(t_n1));
 INST(c_ring_paced, PMD_RING_PACED, "ring <var> <value> <count> <interval_us>: paced doorbells",
      TOK(t_ring), TOK(t_w1), TOK(t_n0), TOK(t_n1), TOK(t_n2));
-INST(c_query, PMD_QUERY, "query <obj>: query a virtio queue", TOK(t_query), TOK(t_w1));
+INST(c_counter_create, PMD_COUNTER_CREATE,
+     "counter create <dev> <name>: create and publish a flow counter",
+     TOK(t_counter), TOK(t_create), TOK(t_w2), TOK(t_w3));
+INST(c_caps, PMD_CAPS, "caps <dev>: the device's capabilities (QUERY_HCA_CAP)",
+     TOK(t_caps), TOK(t_w1));
+INST(c_query, PMD_QUERY, "query <obj>: query a VIRTIO_NET_Q or read a flow counter",
+     TOK(t_query), TOK(t_w1));
 INST(c_modify, PMD_MODIFY, "modify <obj> <init|rdy|suspend|err>: change a queue's state",
      TOK(t_modify), TOK(t_w1), TOK(t_w2));
+INST(c_modify_index, PMD_MODIFY_INDEX,
+     "modify <obj> <avail|used> <n>: set a queue's hardware ring index",
+     TOK(t_modify), TOK(t_w1), TOK(t_index), TOK(t_n0));
 INST(c_meta_set, PMD_META_SET, "meta set <dev> <name> <text>: set metadata (primary)",
      TOK(t_meta), TOK(t_set), TOK(t_w2), TOK(t_w3), TOK(t_text));
 INST(c_meta_get, PMD_META_GET, "meta get <dev> <name>: print metadata",
@@ -106,7 +119,8 @@ INST(c_quit, PMD_QUIT, "quit: leave", TOK(t_quit));
 cmdline_parse_ctx_t pmd_ctx[] = {
 	&c_show_devices, &c_show_objects, &c_show_objects_dev, &c_show_peers, &c_show_engine,
 	&c_stats, &c_var_alloc, &c_obj_create, &c_umem_reg, &c_destroy, &c_destroy_t,
-	&c_ring, &c_ring_n, &c_ring_paced, &c_query, &c_modify, &c_meta_set, &c_meta_get,
+	&c_ring, &c_ring_n, &c_ring_paced, &c_counter_create, &c_caps, &c_query, &c_modify,
+	&c_modify_index, &c_meta_set, &c_meta_get,
 	&c_help, &c_quit, NULL,
 };
 

@@ -16,8 +16,9 @@
 
 #include <infiniband/mlx5dv.h>
 
-#include "dvs_prm.h"
+#include "app_objects.h"
 #include "dvshare.h"
+#include "dvshare_prm.h"
 #include "pmd.h"
 
 volatile int pmd_quit;
@@ -59,6 +60,8 @@ struct find_arg {
 	const char *name;
 	enum dvshare_type type;
 	struct dvshare_dev *found;
+	uint16_t create_op; /* of the object found */
+	uint16_t obj_type;
 };
 
 static int find_cb(struct dvshare_dev *d, const struct dvshare_info *info, void *arg)
@@ -66,7 +69,11 @@ static int find_cb(struct dvshare_dev *d, const struct dvshare_info *info, void 
 	struct find_arg *f = arg;
 
 	(void)d;
-	return strcmp(info->name, f->name) == 0 && info->type == f->type;
+	if (strcmp(info->name, f->name) != 0 || info->type != f->type)
+		return 0;
+	f->create_op = info->create_op;
+	f->obj_type = info->obj_type;
+	return 1;
 }
 
 static int find_dev_cb(struct dvshare_dev *d, void *arg)
@@ -80,15 +87,37 @@ static int find_dev_cb(struct dvshare_dev *d, void *arg)
 	return 0;
 }
 
-/* The device publishing an object of @type named @name. */
+/* The device publishing an object of @type named @name (and, in @f,
+ * what kind of DEVX object it is). */
+static struct dvshare_dev *find_object(const char *name, enum dvshare_type type,
+				       struct find_arg *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->name = name;
+	f->type = type;
+	each_device(find_dev_cb, f);
+	if (f->found == NULL)
+		report(-ENOENT, "no such object", name);
+	return f->found;
+}
+
 static struct dvshare_dev *owner_of(const char *name, enum dvshare_type type)
 {
-	struct find_arg f = { name, type, NULL };
+	struct find_arg f;
 
-	each_device(find_dev_cb, &f);
-	if (f.found == NULL)
-		report(-ENOENT, "no such object", name);
-	return f.found;
+	return find_object(name, type, &f);
+}
+
+/* "error: <what> <name>: <reason>" with the status of a device failure. */
+static int report_dev(int rc, const char *what, const char *name, uint8_t status,
+		      uint32_t syndrome)
+{
+	if (rc != -EREMOTEIO)
+		return report(rc, what, name);
+	printf("error: %s %s: %s (status %s, syndrome 0x%08x)\n", what, name, strerror(-rc),
+	       dvshare_prm_status_str(status), syndrome);
+	fflush(stdout);
+	return rc;
 }
 
 static const char *type_str(enum dvshare_type t)
@@ -219,27 +248,59 @@ int pmd_var_alloc(const char *dev, const char *name)
 int pmd_virtq_create(const char *dev, const char *name, uint32_t qidx, uint32_t qsize,
 		     const char *meta)
 {
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
 	struct dvshare_dev *d = dev_named(dev);
-	struct dvshare_obj *o;
-	size_t len;
+	uint32_t id = 0, synd = 0;
+	uint8_t status = 0;
+	int rc;
 
 	if (d == NULL)
 		return -ENODEV;
 	if (qidx > UINT16_MAX || qsize > UINT16_MAX)
 		return report(-EINVAL, "queue index and size must fit 16 bits:", name);
-	len = dvs_prm_virtq_create(in, (uint16_t)qidx, (uint16_t)qsize, 0);
-	o = dvshare_obj_create(d, name, in, len, out, sizeof(out));
-	if (o == NULL) {
-		printf("error: obj create %s: %s (status %s, syndrome 0x%08x)\n", name,
-		       strerror(rte_errno), dvs_prm_status_str(dvs_prm_out_status(out)),
-		       dvs_prm_out_syndrome(out));
-		return -rte_errno;
-	}
-	printf("obj %s on %s: obj_id=%u\n", name, dev, dvshare_obj_id(o));
-	dvshare_obj_release(o);
+	rc = app_virtq_create(d, name, (uint16_t)qidx, (uint16_t)qsize, &id, &status, &synd);
+	if (rc != 0)
+		return report_dev(rc, "obj create", name, status, synd);
+	printf("obj %s on %s: VIRTIO_NET_Q obj_id=%u (pd %s, umems %s.umem1..3)\n", name, dev, id,
+	       APP_PD_NAME, name);
 	if (meta != NULL && dvshare_set_meta(d, name, meta, strlen(meta)) != 0)
 		return FAIL("meta set", name);
+	return 0;
+}
+
+int pmd_counter_create(const char *dev, const char *name)
+{
+	struct dvshare_dev *d = dev_named(dev);
+	uint32_t id = 0;
+	int rc;
+
+	if (d == NULL)
+		return -ENODEV;
+	rc = app_counter_create(d, name, &id);
+	if (rc != 0)
+		return report(rc, "counter create", name);
+	printf("counter %s on %s: flow_counter_id=%u\n", name, dev, id);
+	return 0;
+}
+
+static int show_caps(const char *dev)
+{
+	struct dvshare_dev *d = dev_named(dev);
+	struct dvshare_prm_hca_caps gen;
+	struct dvshare_prm_virtio_caps vio;
+	int rc;
+
+	if (d == NULL)
+		return -ENODEV;
+	rc = app_caps(d, &gen, &vio);
+	if (rc != 0 && rc != -EOPNOTSUPP)
+		return report(rc, "caps", dev);
+	printf("caps %s: vhca_id=%u general_obj_types=0x%016lx virtio_net_q=%s\n", dev, gen.vhca_id,
+	       (unsigned long)gen.general_obj_types, rc == 0 ? "yes" : "no");
+	if (rc == 0)
+		printf("caps %s: doorbell_bar_offset=0x%lx log_doorbell_stride=%u max_virtio_queues=%u "
+		       "umem_a/b=%u/%u,%u/%u,%u/%u\n", dev, (unsigned long)vio.doorbell_bar_offset,
+		       vio.log_doorbell_stride, vio.max_num_virtio_queues, vio.umem[0].a,
+		       vio.umem[0].b, vio.umem[1].a, vio.umem[1].b, vio.umem[2].a, vio.umem[2].b);
 	return 0;
 }
 
@@ -275,7 +336,7 @@ static int ring(const char *name, uint32_t value, uint32_t count, uint32_t inter
 
 	if (v == NULL)
 		return d == NULL ? -ENOENT : FAIL("ring", name);
-	db = dvshare_var_addr(v); /* looked up once; the loop is the hot path */
+	db = dvshare_var_doorbell(v); /* looked up once; the loop is the hot path */
 	for (uint32_t i = 0; i < count; i++) {
 		dvshare_doorbell32(db, 0, value);
 		if (interval_us != 0)
@@ -288,53 +349,103 @@ static int ring(const char *name, uint32_t value, uint32_t count, uint32_t inter
 
 static const char *const state_names[] = { "init", "rdy", "suspend", "err" };
 
+/* The DEVX object @name, if it is one; else one error line. */
+static struct dvshare_obj *devx_object(const char *what, const char *name, struct find_arg *f)
+{
+	struct dvshare_dev *d = find_object(name, DVSHARE_TYPE_OBJ, f);
+	struct dvshare_obj *o = d != NULL ? dvshare_obj_lookup(d, name) : NULL;
+
+	if (d != NULL && o == NULL)
+		FAIL(what, name);
+	return o;
+}
+
+static int query_virtq(struct dvshare_obj *o, const char *name)
+{
+	struct dvshare_prm_virtq q;
+	int rc = app_virtq_query(o, &q);
+
+	if (rc != 0)
+		return report(rc, "query", name);
+	printf("query %s: obj_id=%u queue_index=%u queue_size=%u state=%s hw_available_index=%u "
+	       "hw_used_index=%u pd=%u\n", name, dvshare_obj_id(o), q.queue_index, q.queue_size,
+	       dvshare_prm_virtq_state_str(q.state), q.hw_available_index, q.hw_used_index, q.pd);
+	return 0;
+}
+
+static int query_counter(struct dvshare_obj *o, const char *name)
+{
+	uint64_t packets = 0, octets = 0;
+	int rc = app_counter_read(o, &packets, &octets);
+
+	if (rc != 0)
+		return report(rc, "query", name);
+	printf("query %s: flow_counter_id=%u packets=%lu octets=%lu\n", name, dvshare_obj_id(o),
+	       (unsigned long)packets, (unsigned long)octets);
+	return 0;
+}
+
 static int query(const char *name)
 {
-	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
-	struct dvshare_dev *d = owner_of(name, DVSHARE_TYPE_OBJ);
-	struct dvshare_obj *o = d != NULL ? dvshare_obj_lookup(d, name) : NULL;
-	const uint8_t *ctx = out + DVS_PRM_HDR_SIZE;
+	struct find_arg f;
+	struct dvshare_obj *o = devx_object("query", name, &f);
 	int rc;
 
 	if (o == NULL)
-		return d == NULL ? -ENOENT : FAIL("query", name);
-	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, dvshare_obj_id(o));
-	rc = dvshare_obj_query(o, in, sizeof(in), out, sizeof(out));
-	if (rc == 0) {
-		uint8_t st = dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE);
-		printf("query %s: obj_id=%u queue_index=%u queue_size=%u state=%s\n", name,
-		       dvshare_obj_id(o), dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_INDEX),
-		       dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_SIZE), st < 4 ? state_names[st] : "?");
-	} else {
-		report(rc, "query", name);
-	}
+		return -ENOENT;
+	if (f.create_op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT &&
+	    f.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q)
+		rc = query_virtq(o, name);
+	else if (f.create_op == DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER)
+		rc = query_counter(o, name);
+	else
+		rc = report(-EOPNOTSUPP, "query", f.create_op == DVSHARE_PRM_CMD_ALLOC_PD
+			    ? "(a PD has no query command)" : "(not a queue or a counter)");
 	dvshare_obj_release(o);
 	return rc;
 }
 
-static int modify(const char *name, const char *state)
+/* Change a VIRTIO_NET_Q: its state, or its hardware ring indexes. */
+static int modify(const char *name, const char *field, const uint32_t *value)
 {
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
-	struct dvshare_dev *d;
+	struct dvshare_prm_virtq want;
+	struct find_arg f;
 	struct dvshare_obj *o;
-	int st = -1, rc;
+	uint64_t select = 0;
+	uint32_t synd = 0;
+	uint8_t status = 0;
+	int rc;
 
+	memset(&want, 0, sizeof(want));
 	for (int i = 0; i < 4; i++)
-		if (strcmp(state, state_names[i]) == 0)
-			st = i;
-	if (st < 0)
-		return report(-EINVAL, "state must be init, rdy, suspend or err, not", state);
-	d = owner_of(name, DVSHARE_TYPE_OBJ);
-	o = d != NULL ? dvshare_obj_lookup(d, name) : NULL;
+		if (strcmp(field, state_names[i]) == 0) {
+			select = DVSHARE_PRM_VIRTQ_MODIFY_STATE;
+			want.state = (uint8_t)i;
+		}
+	if ((strcmp(field, "avail") == 0 || strcmp(field, "used") == 0) && value != NULL) {
+		if (*value > UINT16_MAX)
+			return report(-EINVAL, "ring indexes are 16 bits:", field);
+		select = field[0] == 'a' ? DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX
+					 : DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX;
+		want.hw_available_index = want.hw_used_index = (uint16_t)*value;
+	}
+	if (select == 0)
+		return report(-EINVAL, "modify wants init, rdy, suspend, err, avail <n> or used <n>, not",
+			      field);
+	o = devx_object("modify", name, &f);
 	if (o == NULL)
-		return d == NULL ? -ENOENT : FAIL("modify", name);
-	rc = dvshare_obj_modify(o, in, dvs_prm_virtq_modify_state(in, dvshare_obj_id(o), (uint8_t)st),
-				out, sizeof(out));
-	if (rc == 0)
-		printf("modify %s: state=%s\n", name, state);
+		return -ENOENT;
+	if (f.obj_type != DVSHARE_PRM_OBJ_VIRTIO_NET_Q) {
+		dvshare_obj_release(o);
+		return report(-EOPNOTSUPP, "modify", "(not a VIRTIO_NET_Q)");
+	}
+	rc = app_virtq_modify(o, select, &want, &status, &synd);
+	if (rc == 0 && select == DVSHARE_PRM_VIRTQ_MODIFY_STATE)
+		printf("modify %s: state=%s\n", name, field);
+	else if (rc == 0)
+		printf("modify %s: %s=%u\n", name, field, *value);
 	else
-		printf("error: modify %s: %s (status %s, syndrome 0x%08x)\n", name, strerror(-rc),
-		       dvs_prm_status_str(dvs_prm_out_status(out)), dvs_prm_out_syndrome(out));
+		report_dev(rc, "modify", name, status, synd);
 	dvshare_obj_release(o);
 	return rc;
 }
@@ -405,7 +516,10 @@ int pmd_run(enum pmd_cmd cmd, const struct pmd_res *r)
 	case PMD_RING_COUNT: rc = ring(r->w[1], r->n[0], r->n[1], 0); break;
 	case PMD_RING_PACED: rc = ring(r->w[1], r->n[0], r->n[1], r->n[2]); break;
 	case PMD_QUERY: rc = query(r->w[1]); break;
-	case PMD_MODIFY: rc = modify(r->w[1], r->w[2]); break;
+	case PMD_MODIFY: rc = modify(r->w[1], r->w[2], NULL); break;
+	case PMD_MODIFY_INDEX: rc = modify(r->w[1], r->w[2], &r->n[0]); break;
+	case PMD_COUNTER_CREATE: rc = pmd_counter_create(r->w[2], r->w[3]); break;
+	case PMD_CAPS: rc = show_caps(r->w[1]); break;
 	case PMD_META_SET: rc = meta(r->w[2], r->w[3], r->text); break;
 	case PMD_META_GET: rc = meta(r->w[2], r->w[3], NULL); break;
 	case PMD_HELP: rc = help(); break;

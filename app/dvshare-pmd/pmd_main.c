@@ -7,6 +7,7 @@
  *   --var NAME                 allocate and publish a VAR on the last --dev
  *   --virtq NAME:QIDX:QSIZE[:META]  create a virtio queue (+ metadata)
  *   --umem NAME:SIZE           register SIZE bytes as a UMEM
+ *   --counter NAME             create a flow counter
  *   --engine                   run the sim device engine as a DPDK service
  *   --cmd "LINE"               run a command; repeatable, in order
  *   --cmdfile FILE             run the commands in FILE
@@ -50,7 +51,7 @@ struct pmd_opts {
 static void usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [--dev NAME] [--var NAME] "
-	       "[--virtq NAME:QIDX:QSIZE[:META]] [--umem NAME:SIZE] [--engine]\n"
+	       "[--virtq NAME:QIDX:QSIZE[:META]] [--umem NAME:SIZE] [--counter NAME] [--engine]\n"
 	       "       [--cmd LINE]... [--cmdfile FILE] [-i|--stdin] [--quiet]\n", prog);
 }
 
@@ -86,6 +87,7 @@ static int parse_and_start(int argc, char **argv, struct pmd_opts *o)
 		{ "var", required_argument, NULL, 'v' },
 		{ "virtq", required_argument, NULL, 'q' },
 		{ "umem", required_argument, NULL, 'u' },
+		{ "counter", required_argument, NULL, 'n' },
 		{ "engine", no_argument, NULL, 'e' },
 		{ "cmd", required_argument, NULL, 'c' },
 		{ "cmdfile", required_argument, NULL, 'f' },
@@ -101,11 +103,12 @@ static int parse_and_start(int argc, char **argv, struct pmd_opts *o)
 
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, "i", lo, NULL)) != -1) {
-		if (!primary && strchr("vque", c) != NULL) {
-			printf("error: --%s is for the primary\n", c == 'e' ? "engine" : "var/--virtq/--umem");
+		if (!primary && strchr("vquen", c) != NULL) {
+			printf("error: --%s is for the primary\n",
+			       c == 'e' ? "engine" : "var/--virtq/--umem/--counter");
 			return -EPERM;
 		}
-		if (strchr("vque", c) != NULL && dev == NULL) {
+		if (strchr("vquen", c) != NULL && dev == NULL) {
 			printf("error: give --dev before objects and --engine\n");
 			return -EINVAL;
 		}
@@ -120,6 +123,7 @@ static int parse_and_start(int argc, char **argv, struct pmd_opts *o)
 		case 'v': rc = pmd_var_alloc(dev, optarg); break;
 		case 'q': rc = startup_virtq(dev, optarg); break;
 		case 'u': rc = startup_umem(dev, optarg); break;
+		case 'n': rc = pmd_counter_create(dev, optarg); break;
 		case 'e': {
 			uint32_t id;
 			rc = dvshare_engine_start(dvshare_dev_lookup(dev), &id);

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dvs_glue_compat.h"
 
@@ -26,6 +27,8 @@ extern "C" {
 
 /** Maximum length of the list of missing optional symbols kept by a glue. */
 #define DVS_GLUE_MISSING_MAX 512
+/** Size of an error-message buffer that always holds a glue's reasons whole. */
+#define DVS_GLUE_ERR_MAX 1024
 
 /** One rdma-core provider: function pointers plus what could not be found. */
 struct dvs_glue {
@@ -47,6 +50,13 @@ struct dvs_glue {
 	int (*var_export)(struct mlx5dv_var *dv_var, void *data);
 	struct mlx5dv_var *(*var_import)(struct ibv_context *context, void *data);
 	void (*var_unimport)(struct mlx5dv_var *dv_var);
+	/**
+	 * mmap(2) of the context's cmd_fd (how a VAR page is reached):
+	 * NULL and errno on failure. The sim applies the kernel's mmap
+	 * rules here (EINVAL for an offset whose VAR was freed).
+	 */
+	void *(*mmap_cmd)(struct ibv_context *context, size_t length, int prot, int flags,
+			  off_t offset);
 
 	/* DEVX general objects. */
 	struct mlx5dv_devx_obj *(*devx_obj_create)(struct ibv_context *context,
@@ -60,6 +70,9 @@ struct dvs_glue {
 	int (*devx_obj_export)(struct mlx5dv_devx_obj *obj, void *data);
 	struct mlx5dv_devx_obj *(*devx_obj_import)(struct ibv_context *context, void *data);
 	void (*devx_obj_unimport)(struct mlx5dv_devx_obj *obj);
+	/** A device command that is not about an object (QUERY_HCA_CAP). */
+	int (*devx_general_cmd)(struct ibv_context *context, const void *in, size_t inlen,
+				void *out, size_t outlen);
 
 	/* DEVX UMEMs. */
 	struct mlx5dv_devx_umem *(*devx_umem_reg)(struct ibv_context *context,
@@ -113,6 +126,20 @@ int dvs_glue_require_export(const struct dvs_glue *glue, char *err, size_t errle
  *   (ENOENT: rdma-core libraries not found; ENOTSUP: a core symbol missing).
  */
 const struct dvs_glue *dvs_glue_select(const char *ibdev, char *err, size_t errlen);
+
+/**
+ * Open @p ibdev with DEVX (mlx5dv_open_device with
+ * MLX5DV_CONTEXT_FLAGS_DEVX), found by name in the provider's list.
+ *
+ * @param err
+ *   Receives a one-line reason on failure (may be NULL).
+ * @return
+ *   The context, or NULL with errno set: ENOSYS (no RDMA support in the
+ *   kernel: libibverbs finds no uverbs class), ENODEV (no device of that
+ *   name; the message lists those there are), or the open's errno.
+ */
+struct ibv_context *dvs_glue_open_device(const struct dvs_glue *glue, const char *ibdev,
+					 char *err, size_t errlen);
 
 /** True when @p ibdev names a software device ("sim" followed by digits). */
 int dvs_glue_is_sim_name(const char *ibdev);

@@ -51,7 +51,10 @@ int dvs_mlx5_glue_open(struct dvs_mlx5_glue *out, const char *verbs_path,
 void dvs_mlx5_glue_close(struct dvs_mlx5_glue *g);
 
 /**
- * The process-wide table from the default sonames, loaded once and kept.
+ * The process-wide table, loaded once and kept: from the libraries named by
+ * the DVSHARE_LIBIBVERBS and DVSHARE_LIBMLX5 environment variables when
+ * set (paths, e.g. an rdma-core built into a prefix), else from the
+ * default sonames.
  * @return the table, or NULL with errno set and @p err filled.
  */
 const struct dvs_glue *dvs_mlx5_glue(char *err, size_t errlen);

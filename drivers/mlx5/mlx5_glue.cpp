@@ -4,12 +4,14 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <type_traits>
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 namespace {
 
@@ -43,6 +45,14 @@ private:
 	std::string missing_;
 };
 
+/* Not an rdma-core call: the mmap of a cmd_fd that reaches a VAR page. */
+void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_t offset)
+{
+	void *p = mmap(nullptr, length, prot, flags, ctx->cmd_fd, offset);
+
+	return p == MAP_FAILED ? nullptr : p;
+}
+
 /* The table slot must have the very type of rdma-core's prototype. */
 #define DVS_RESOLVE(res, g, field, fn)                                            \
 	do {                                                                      \
@@ -67,6 +77,8 @@ void resolve_core(Resolver &verbs, Resolver &mlx5, struct dvs_glue &g)
 	DVS_RESOLVE(mlx5, g, devx_obj_destroy, mlx5dv_devx_obj_destroy);
 	DVS_RESOLVE(mlx5, g, devx_umem_reg, mlx5dv_devx_umem_reg);
 	DVS_RESOLVE(mlx5, g, devx_umem_dereg, mlx5dv_devx_umem_dereg);
+	DVS_RESOLVE(mlx5, g, devx_general_cmd, mlx5dv_devx_general_cmd);
+	g.mmap_cmd = mmap_cmd;
 }
 
 /* rdma-core >= 63 (symbol version MLX5_1.27). */
@@ -82,6 +94,15 @@ void resolve_export(Resolver &mlx5, struct dvs_glue &g)
 	DVS_RESOLVE(mlx5, g, devx_umem_export, mlx5dv_devx_umem_export);
 	DVS_RESOLVE(mlx5, g, devx_umem_import, mlx5dv_devx_umem_import);
 	DVS_RESOLVE(mlx5, g, devx_umem_unimport, mlx5dv_devx_umem_unimport);
+}
+
+/* The library to load: @env when the environment names one, else the
+ * soname (found through the dynamic loader's usual search). */
+const char *lib_path(const char *env, const char *soname)
+{
+	const char *p = getenv(env);
+
+	return p != nullptr && p[0] != '\0' ? p : soname;
 }
 
 void *load(const char *path, std::string *why)
@@ -143,11 +164,12 @@ extern "C" const struct dvs_glue *dvs_mlx5_glue(char *err, size_t errlen)
 	static std::once_flag once;
 	static struct dvs_mlx5_glue loaded;
 	static int rc;
-	static char why[256];
+	static char why[DVS_GLUE_ERR_MAX];
 
 	std::call_once(once, [] {
-		rc = dvs_mlx5_glue_open(&loaded, DVS_MLX5_VERBS_LIB, DVS_MLX5_MLX5_LIB,
-					why, sizeof(why));
+		rc = dvs_mlx5_glue_open(&loaded, lib_path("DVSHARE_LIBIBVERBS", DVS_MLX5_VERBS_LIB),
+					lib_path("DVSHARE_LIBMLX5", DVS_MLX5_MLX5_LIB), why,
+					sizeof(why));
 	});
 	if (rc != 0) {
 		set_err(err, errlen, why);

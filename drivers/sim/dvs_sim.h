@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The software mlx5 device: a model of the kernel's uverbs file ("ufile")
- * plus libmlx5's VAR, DEVX object and UMEM calls, good enough that the whole
- * of dvshare runs on it. See doc/sim.md for what it models and where it is
- * stricter than rdma-core.
+ * The software mlx5 device: a model of the kernel's uverbs file ("ufile"),
+ * mlx5_ib's DEVX and VAR code, the firmware commands dvshare uses, and
+ * libmlx5's VAR, DEVX object and UMEM calls, so that the whole of dvshare
+ * runs on it. See doc/sim.md for what it models, with sources, and every
+ * place it differs from a ConnectX-6 Dx / BlueField.
  *
  * The device list holds DVS_SIM_NUM_DEVICES devices named "sim0", "sim1", ...
  * Each dv_open_device() makes a new ufile: a sealed memfd that is the
- * context's cmd_fd and holds the kernel-object table and the VAR pages.
+ * context's cmd_fd and holds the object table and the VAR pages.
  */
 #ifndef DVS_SIM_H
 #define DVS_SIM_H
@@ -22,33 +23,58 @@ extern "C" {
 #endif
 
 #define DVS_SIM_NUM_DEVICES 8u       /**< sim0 .. sim7 */
-#define DVS_SIM_MAX_OBJECTS 32767u   /**< kernel objects per ufile, all types */
-#define DVS_SIM_VAR_PAGES 4096u      /**< VAR pages per ufile */
+#define DVS_SIM_MAX_OBJECTS 32768u   /**< uverbs objects per ufile, all types */
+#define DVS_SIM_VAR_PAGES 4096u      /**< VAR pages per device (log_doorbell_bar_size 12) */
 #define DVS_SIM_PAGE_SIZE 4096u      /**< length of one VAR page */
-/** Doorbell registers the engine watches: the first 64 words of a VAR page. */
-#define DVS_SIM_DB_WORDS 64u
+
+/**
+ * Virtio emulation capabilities the sim reports (QUERY_HCA_CAP op_mod
+ * 0x27). doorbell_bar_offset's in-page part (0x800) is not zero on
+ * purpose, as on a 64 KiB-page host: every doorbell written through
+ * dvshare then proves it adds the offset.
+ */
+#define DVS_SIM_DOORBELL_BAR_OFFSET 0x1800ull
+#define DVS_SIM_DB_OFFSET (DVS_SIM_DOORBELL_BAR_OFFSET & (DVS_SIM_PAGE_SIZE - 1))
+#define DVS_SIM_LOG_DB_STRIDE 12u    /**< one VAR page per doorbell */
+#define DVS_SIM_MAX_VIRTQ 256u       /**< max_num_virtio_queues */
+#define DVS_SIM_MAX_QUEUE_SIZE 32768u
+#define DVS_SIM_UMEM_A0 128u         /**< umem_1_buffer_param_a */
+#define DVS_SIM_UMEM_B0 4096u        /**< umem_1_buffer_param_b */
+#define DVS_SIM_UMEM_A1 32u
+#define DVS_SIM_UMEM_B1 4096u
+#define DVS_SIM_UMEM_A2 16u
+#define DVS_SIM_UMEM_B2 4096u
+#define DVS_SIM_LOG_MAX_PD 18u
+
 /** Value of an idle doorbell register; a store of it is not a kick. */
 #define DVS_SIM_DB_IDLE 0xffffffffu
 
-/** Export blob sizes of the software device (see doc/sim.md). */
-#define DVS_SIM_VAR_EXPORT_SIZE 32u
+/** Export blob sizes: rdma-core 65's on x86-64 (var, DEVX object, UMEM). */
+#define DVS_SIM_VAR_EXPORT_SIZE 24u
 #define DVS_SIM_OBJ_EXPORT_SIZE 32u
-#define DVS_SIM_UMEM_EXPORT_SIZE 16u
+#define DVS_SIM_UMEM_EXPORT_SIZE 8u
 
 /**
  * Syndromes the sim's "firmware" puts in a failed command's output (with
- * the PRM status). Real firmware uses other values; tests match these.
+ * the PRM status). Real firmware uses its own values: tests on hardware
+ * match the status at most, never these.
  */
 enum dvs_sim_syndrome {
-	DVS_SIM_SYND_BAD_OPCODE = 0x5d000001,     /**< BAD_OP */
-	DVS_SIM_SYND_BAD_OBJ_TYPE = 0x5d000002,   /**< BAD_PARAM */
+	DVS_SIM_SYND_BAD_OPCODE = 0x5d000001,     /**< BAD_OP: not modelled */
+	DVS_SIM_SYND_BAD_OBJ_TYPE = 0x5d000002,   /**< BAD_PARAM: type not in general_obj_types */
 	DVS_SIM_SYND_BAD_QUEUE_SIZE = 0x5d000003, /**< BAD_PARAM */
-	DVS_SIM_SYND_BAD_UMEM = 0x5d000004,       /**< BAD_PARAM */
+	DVS_SIM_SYND_BAD_UMEM = 0x5d000004,       /**< BAD_PARAM: no such UMEM, or too small */
 	DVS_SIM_SYND_BAD_STATE = 0x5d000005,      /**< BAD_PARAM: create not INIT, or bad transition */
-	DVS_SIM_SYND_BAD_SELECT = 0x5d000006,     /**< BAD_PARAM: unknown modify bits */
-	DVS_SIM_SYND_BAD_RES_STATE = 0x5d000007,  /**< BAD_RES_STATE: addresses of a RDY queue */
+	DVS_SIM_SYND_BAD_SELECT = 0x5d000006,     /**< BAD_PARAM: modify bits not supported */
+	DVS_SIM_SYND_BAD_RES_STATE = 0x5d000007,  /**< BAD_RES_STATE: only state changes in RDY */
 	DVS_SIM_SYND_INPUT_LEN = 0x5d000008,      /**< BAD_INPUT_LEN */
 	DVS_SIM_SYND_OUTPUT_LEN = 0x5d000009,     /**< BAD_OUTPUT_LEN */
+	DVS_SIM_SYND_BAD_PD = 0x5d00000a,         /**< BAD_PARAM: no such pd */
+	DVS_SIM_SYND_BAD_QUEUE_INDEX = 0x5d00000b,/**< BAD_PARAM: index >= max_num_virtio_queues */
+	DVS_SIM_SYND_UNSUPPORTED = 0x5d00000c,    /**< BAD_PARAM: a feature the caps do not offer */
+	DVS_SIM_SYND_IN_USE = 0x5d00000d,         /**< RESOURCE_BUSY: still referenced */
+	DVS_SIM_SYND_NO_MKEY = 0x5d00000e,        /**< BAD_PARAM: RDY without virtio_q_mkey */
+	DVS_SIM_SYND_BAD_CAP = 0x5d00000f,        /**< BAD_PARAM: capability type not modelled */
 };
 
 /** The sim's call table (always complete). */
@@ -62,22 +88,31 @@ struct dvs_sim_stats {
 	uint32_t vars;            /**< live VAR objects */
 	uint32_t devx_objs;       /**< live DEVX objects */
 	uint32_t umems;           /**< live UMEMs */
+	uint32_t pages_held;      /**< VAR pages freed but still mapped somewhere */
 	uint64_t lock_recoveries; /**< times a dead lock holder was recovered */
 };
 
 /**
- * Read the live-object counts of the ufile behind @p ctx.
+ * Read the live-object counts of the ufile behind @p ctx. Pages whose
+ * mappings are all gone are returned to the pool first.
  * @return 0, or -EINVAL when @p ctx is not a sim context.
  */
 int dvs_sim_stats(struct ibv_context *ctx, struct dvs_sim_stats *stats);
 
 /**
  * Doorbell counters of one VAR page.
- * @return 0, -EINVAL for a bad context or page, -ENOENT when the page is not
- *   allocated.
+ * @return 0, -EINVAL for a bad context or page, -ENOENT when no VAR owns
+ *   the page.
  */
 int dvs_sim_page_kicks(struct ibv_context *ctx, uint32_t page_id,
 		       uint64_t *kicks, uint32_t *last_value);
+
+/**
+ * Make the next import_device() on any sim ufile fail with @p err after it
+ * has matched the device, closing the fd as libibverbs does on that path
+ * (for tests of fd ownership). 0 disarms.
+ */
+void dvs_sim_fail_next_import(int err);
 
 /** Device engine: turns doorbell stores into per-page kick counts. */
 struct dvs_sim_engine;
@@ -92,9 +127,11 @@ struct dvs_sim_engine *dvs_sim_engine_create(struct ibv_context *ctx);
 void dvs_sim_engine_destroy(struct dvs_sim_engine *engine);
 
 /**
- * One pass over every allocated VAR page: each doorbell register holding
- * a value other than DVS_SIM_DB_IDLE is taken with an atomic exchange and
- * counted. Stores that land between two passes coalesce, as on hardware.
+ * One pass over every VAR page a VAR owns: its doorbell register (at
+ * DVS_SIM_DB_OFFSET) is taken with an atomic exchange when it holds a
+ * value other than DVS_SIM_DB_IDLE, and counted. Two stores landing
+ * between passes are seen as one kick with the last value (a NIC sees
+ * both: see doc/sim.md).
  * @return the number of kicks seen in this pass.
  */
 unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine);

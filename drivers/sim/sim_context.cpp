@@ -3,6 +3,7 @@
 #include "sim_context.h"
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,8 @@ namespace dvs::sim {
 namespace {
 
 constexpr uint64_t kContextMagic = 0x5854'4e43'4d49'5344ull; /* "DSIMCNTX" */
+
+std::atomic<int> fail_next_import{0};
 
 std::array<struct ibv_device, DVS_SIM_NUM_DEVICES> make_devices()
 {
@@ -90,14 +93,17 @@ const char *get_device_name(struct ibv_device *dev)
 	return index_of(dev) >= 0 ? dev->name : nullptr;
 }
 
+/* mlx5dv_open_device: flags other than DEVX, or any comp_mask bit the sim
+ * does not implement (the fd array of rdma-core >= 58), give EINVAL. */
 struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context_attr *attr)
 {
 	int idx = index_of(dev);
 
 	if (idx < 0)
 		return fail_null<struct ibv_context>(ENODEV);
-	if (attr != nullptr && (attr->flags & ~MLX5DV_CONTEXT_FLAGS_DEVX) != 0)
-		return fail_null<struct ibv_context>(EOPNOTSUPP);
+	if (attr != nullptr &&
+	    ((attr->flags & ~MLX5DV_CONTEXT_FLAGS_DEVX) != 0 || attr->comp_mask != 0))
+		return fail_null<struct ibv_context>(EINVAL);
 	bool devx = attr != nullptr && (attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX);
 	auto sc = std::make_unique<SimContext>();
 	int rc = sc->ufile.create(static_cast<uint32_t>(idx), devx);
@@ -106,6 +112,13 @@ struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context
 	return finish_context(std::move(sc));
 }
 
+/*
+ * ibv_import_device: an fd that is not a ufile fails with EINVAL and stays
+ * the caller's (libibverbs fails before matching a device). Once the
+ * device is matched the fd belongs to the new context, and a later
+ * failure closes it (verbs_uninit_context), which the caller must not do
+ * again.
+ */
 struct ibv_context *import_device(int cmd_fd)
 {
 	auto sc = std::make_unique<SimContext>();
@@ -113,6 +126,12 @@ struct ibv_context *import_device(int cmd_fd)
 
 	if (rc != 0)
 		return fail_null<struct ibv_context>(-rc);
+	sc->ufile.take_fd(cmd_fd);
+	int err = fail_next_import.exchange(0);
+	if (err != 0) {
+		sc.reset(); /* closes the fd */
+		return fail_null<struct ibv_context>(err);
+	}
 	return finish_context(std::move(sc));
 }
 
@@ -131,3 +150,8 @@ int close_device(struct ibv_context *ctx)
 }
 
 } // namespace dvs::sim
+
+void dvs_sim_fail_next_import(int err)
+{
+	dvs::sim::fail_next_import.store(err);
+}

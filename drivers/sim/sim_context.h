@@ -2,8 +2,8 @@
 /*
  * Sim contexts and the user-space halves of sim objects. A context is an
  * ibv_context (first member, so rdma-core's type is what callers hold) plus
- * the ufile it opened or imported. Objects are local structs pointing at a
- * kernel object by handle, as libmlx5's are.
+ * the ufile it opened or imported. Objects are local structs naming a
+ * uverbs object by handle, as libmlx5's are (providers/mlx5/mlx5.h).
  */
 #ifndef DVS_SIM_CONTEXT_H
 #define DVS_SIM_CONTEXT_H
@@ -28,13 +28,18 @@ struct SimVar {
 	uint32_t handle;
 };
 
+/* libmlx5's struct mlx5dv_devx_obj, field for field. */
 struct SimDevxObj {
 	SimContext *ctx;
 	uint32_t handle;
-	uint32_t obj_id;
-	uint16_t obj_type;
+	uint32_t type;          /* libmlx5's enum mlx5_devx_obj_type */
+	uint32_t object_id;
+	uint64_t rx_icm_addr;
 	uint8_t log_obj_range;
 };
+
+/* libmlx5's type for a flow counter (enum mlx5_devx_obj_type). */
+constexpr uint32_t kLibFlowCounter = 2;
 
 struct SimUmem {
 	struct mlx5dv_devx_umem dv; /* must stay first */
@@ -67,12 +72,13 @@ struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context
 struct ibv_context *import_device(int cmd_fd);
 int close_device(struct ibv_context *ctx);
 
-/* VAR calls. */
+/* VAR calls, and the kernel's mmap handler of a cmd_fd. */
 struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags);
 void free_var(struct mlx5dv_var *var);
 int var_export(struct mlx5dv_var *var, void *data);
 struct mlx5dv_var *var_import(struct ibv_context *ctx, void *data);
 void var_unimport(struct mlx5dv_var *var);
+void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_t offset);
 
 /* DEVX object calls. */
 struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
@@ -85,6 +91,8 @@ int devx_obj_destroy(struct mlx5dv_devx_obj *obj);
 int devx_obj_export(struct mlx5dv_devx_obj *obj, void *data);
 struct mlx5dv_devx_obj *devx_obj_import(struct ibv_context *ctx, void *data);
 void devx_obj_unimport(struct mlx5dv_devx_obj *obj);
+int devx_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void *out,
+		     size_t outlen);
 
 /* UMEM calls. */
 struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t size,
@@ -93,27 +101,6 @@ int umem_dereg(struct mlx5dv_devx_umem *umem);
 int umem_export(struct mlx5dv_devx_umem *umem, void *data);
 struct mlx5dv_devx_umem *umem_import(struct ibv_context *ctx, void *data);
 void umem_unimport(struct mlx5dv_devx_umem *umem);
-
-/* The live UMEM whose umem_id is @umem_id (ufile lock held), or nullptr. */
-Kobj *find_umem(const HandleTable &t, uint32_t umem_id);
-
-/* Ids the "firmware" hands out are derived from the slot, so finding an
- * object by id is O(1): obj_id is 24 bits, umem_id 31. */
-inline uint32_t devx_obj_id_of(uint32_t handle)
-{
-	return ((HandleTable::gen_of(handle) & 0x1ffu) << kIdxBits) |
-	       HandleTable::slot_of(handle);
-}
-
-inline uint32_t umem_id_of(uint32_t handle)
-{
-	return (HandleTable::gen_of(handle) << kIdxBits) | HandleTable::slot_of(handle);
-}
-
-inline uint32_t slot_of_id(uint32_t id)
-{
-	return id & ((1u << kIdxBits) - 1);
-}
 
 } // namespace dvs::sim
 

@@ -1,125 +1,139 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DEVX general objects. Two layers are modelled, as on a real system:
- * the "kernel" checks the command shape, the context and the handle
- * (failing with a plain errno), then the "firmware" runs the command and
- * reports a PRM status and syndrome in the output (errno EREMOTEIO).
+ * DEVX objects and device commands: the kernel layer (mlx5_ib devx.c) and
+ * libmlx5's user-space halves. The kernel checks the context, the handle
+ * and the command, failing with a plain errno; it stamps the context's uid
+ * into the command and hands it to the firmware (sim_firmware.cpp), whose
+ * failures come back as EREMOTEIO with the output copied to the caller.
+ * The destroy command is the kernel's own, built from the create command
+ * (devx_obj_build_destroy_cmd).
  */
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include <unistd.h>
 
-#include "dvs_prm.h"
 #include "sim_context.h"
 #include "sim_export.h"
+#include "sim_firmware.h"
 
 namespace dvs::sim {
 
 namespace {
 
-/* Create opcodes the kernel's DEVX lets through to firmware. Only general
- * objects are implemented; the others fail in "firmware" with BAD_OP. */
-bool kernel_knows_create(uint16_t op)
+/* devx_is_obj_create_cmd (SET_FLOW_TABLE_ENTRY with op_mod 0 and
+ * CREATE_PSV with one PSV are checked apart). */
+constexpr uint16_t kCreateOps[] = {
+	0xa00, 0x200, 0x400, 0x800, 0x816, 0x90c, 0x904, 0x908, 0x916, 0x900, 0x912, 0x771,
+	0x930, 0x933, 0x939, 0x93d, 0x940, 0x782, 0x827, 0x829, 0x500, 0x700, 0x705, 0x710,
+	0x717, 0x806, 0x80e,
+};
+/* devx_is_obj_modify_cmd (SET_FLOW_TABLE_ENTRY with op_mod 1 apart). */
+constexpr uint16_t kModifyOps[] = {
+	0xa01, 0x403, 0x90d, 0x905, 0x909, 0x917, 0x901, 0x913, 0x93c, 0x785, 0x827, 0x829,
+	0x502, 0x503, 0x50e, 0x504, 0x505, 0x506, 0x507, 0x50a, 0x708, 0x703, 0x714, 0x71a,
+	0x726, 0x729, 0x72a,
+};
+/* devx_is_obj_query_cmd. */
+constexpr uint16_t kQueryOps[] = {
+	0xa02, 0x201, 0x402, 0x90f, 0x907, 0x90b, 0x919, 0x903, 0x915, 0x773, 0x932, 0x935,
+	0x937, 0x93b, 0x942, 0x784, 0x82a, 0x50b, 0x702, 0x707, 0x713, 0x719, 0x725, 0x727,
+	0x93f,
+};
+/* devx_is_whitelist_cmd: allowed without a DEVX uid. */
+constexpr uint16_t kWhitelistOps[] = { 0x100, 0x762, 0x752, 0x740 };
+/* devx_is_general_cmd, besides the 0xb00..0xcff range. */
+constexpr uint16_t kGeneralOps[] = {
+	0x100, 0x762, 0x752, 0x750, 0x101, 0x10a, 0x754, 0x760, 0x76f, 0x770, 0x80a, 0x80d,
+	0x822, 0x824, 0x826, 0x842, 0x740,
+};
+/* The uid of the device's whitelist context (devx_whitelist_uid). */
+constexpr uint16_t kWhitelistUid = 0xfff0;
+
+template <size_t N> bool listed(const uint16_t (&ops)[N], uint16_t op)
 {
-	static constexpr uint16_t known[] = {
-		0x0200 /* CREATE_MKEY */, 0x0301 /* CREATE_EQ */, 0x0400 /* CREATE_CQ */,
-		0x0500 /* CREATE_QP */, 0x0800 /* ALLOC_PD */, 0x0816 /* ALLOC_TD */,
-		0x0900 /* CREATE_TIR */, 0x0904 /* CREATE_SQ */, 0x0908 /* CREATE_RQ */,
-		0x0912 /* CREATE_TIS */, 0x0916 /* CREATE_RQT */, 0x0930 /* CREATE_FLOW_TABLE */,
-		DVS_PRM_CMD_CREATE_GENERAL_OBJECT,
-	};
-	return std::find(std::begin(known), std::end(known), op) != std::end(known);
+	return std::find(std::begin(ops), std::end(ops), op) != std::end(ops);
 }
 
-size_t ctx_size(uint16_t obj_type)
+bool is_create(const uint8_t *in)
 {
-	switch (obj_type) {
-	case DVS_PRM_OBJ_VIRTQ: return DVS_PRM_VIRTQ_CTX_SIZE;
-	case DVS_PRM_OBJ_GENERIC: return DVS_PRM_GENERIC_CTX_SIZE;
-	default: return 0;
+	uint16_t op = dvshare_prm_opcode(in);
+
+	if (op == 0x936) /* SET_FLOW_TABLE_ENTRY */
+		return dvshare_prm_get16(in, 6) == 0;
+	if (op == 0x600) /* CREATE_PSV: num_psv, bits 31:28 of dword 2 */
+		return (dvshare_prm_get8(in, 8) >> 4) == 1;
+	return listed(kCreateOps, op);
+}
+
+bool is_modify(const uint8_t *in)
+{
+	uint16_t op = dvshare_prm_opcode(in);
+
+	return op == 0x936 ? dvshare_prm_get16(in, 6) == 1 : listed(kModifyOps, op);
+}
+
+bool is_general(const uint8_t *in)
+{
+	uint16_t op = dvshare_prm_opcode(in);
+
+	return (op >= 0xb00 && op < 0xd00) || listed(kGeneralOps, op);
+}
+
+/* devx_get_uid: 0 and *uid, or -EINVAL / -EOPNOTSUPP. */
+int get_uid(const SimContext *sc, const uint8_t *in, uint16_t *uid)
+{
+	const UfileHdr *h = sc->ufile.hdr();
+
+	if (listed(kWhitelistOps, dvshare_prm_opcode(in))) {
+		*uid = h->devx ? static_cast<uint16_t>(h->devx_uid) : kWhitelistUid;
+		return 0;
 	}
-}
-
-/* Report a firmware failure: status and syndrome in @out, errno EREMOTEIO. */
-int fw_fail(void *out, size_t outlen, uint8_t status, uint32_t syndrome)
-{
-	if (out != nullptr && outlen >= DVS_PRM_HDR_SIZE) {
-		memset(out, 0, DVS_PRM_HDR_SIZE);
-		dvs_prm_put8(out, 0, status);
-		dvs_prm_put32(out, 4, syndrome);
-	}
-	return fail(EREMOTEIO);
-}
-
-void fw_ok(void *out, uint32_t obj_id)
-{
-	memset(out, 0, DVS_PRM_HDR_SIZE);
-	dvs_prm_put32(out, 8, obj_id);
-}
-
-bool virtq_transition_ok(uint8_t from, uint8_t to)
-{
-	if (to == DVS_PRM_VIRTQ_ERR || from == to)
-		return true;
-	return (from == DVS_PRM_VIRTQ_INIT && to == DVS_PRM_VIRTQ_RDY) ||
-	       (from == DVS_PRM_VIRTQ_RDY && to == DVS_PRM_VIRTQ_SUSPEND) ||
-	       (from == DVS_PRM_VIRTQ_SUSPEND && to == DVS_PRM_VIRTQ_RDY);
-}
-
-/* Firmware checks of a virtio-queue create; 0 or a syndrome. */
-uint32_t virtq_check_create(const HandleTable &t, const uint8_t *ctx)
-{
-	uint16_t qsize = dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_SIZE);
-	uint32_t umem_id = dvs_prm_get32(ctx, DVS_PRM_VIRTQ_UMEM_ID);
-
-	if (qsize == 0 || qsize > 32768 || (qsize & (qsize - 1)) != 0)
-		return DVS_SIM_SYND_BAD_QUEUE_SIZE;
-	if (dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE) != DVS_PRM_VIRTQ_INIT)
-		return DVS_SIM_SYND_BAD_STATE;
-	if (umem_id != 0 && find_umem(t, umem_id) == nullptr)
-		return DVS_SIM_SYND_BAD_UMEM;
+	if (!h->devx)
+		return -EINVAL;
+	*uid = static_cast<uint16_t>(h->devx_uid);
 	return 0;
 }
 
-/* Apply a virtio-queue modify to @k; returns a PRM status (syndrome out). */
-uint8_t virtq_modify(Kobj &k, const uint8_t *ctx, uint32_t *synd)
+/* The kernel's encoded object id (get_enc_obj_id): the create opcode
+ * (with obj_type for general objects) and the id. */
+uint64_t enc_id(uint16_t create_op, uint16_t obj_type, uint32_t id)
 {
-	uint64_t sel = dvs_prm_get64(ctx, DVS_PRM_VIRTQ_MODIFY_SELECT);
-	uint8_t cur = dvs_prm_get8(k.ctx, DVS_PRM_VIRTQ_STATE);
-
-	if (sel == 0 || (sel & ~(DVS_PRM_VIRTQ_MODIFY_STATE | DVS_PRM_VIRTQ_MODIFY_ADDRS)) != 0) {
-		*synd = DVS_SIM_SYND_BAD_SELECT;
-		return DVS_PRM_STATUS_BAD_PARAM;
-	}
-	if ((sel & DVS_PRM_VIRTQ_MODIFY_ADDRS) && cur == DVS_PRM_VIRTQ_RDY) {
-		*synd = DVS_SIM_SYND_BAD_RES_STATE;
-		return DVS_PRM_STATUS_BAD_RES_STATE;
-	}
-	uint8_t to = dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE);
-	if ((sel & DVS_PRM_VIRTQ_MODIFY_STATE) && !virtq_transition_ok(cur, to)) {
-		*synd = DVS_SIM_SYND_BAD_STATE;
-		return DVS_PRM_STATUS_BAD_PARAM;
-	}
-	if (sel & DVS_PRM_VIRTQ_MODIFY_ADDRS)
-		memcpy(k.ctx + DVS_PRM_VIRTQ_DESC_ADDR, ctx + DVS_PRM_VIRTQ_DESC_ADDR, 24);
-	if (sel & DVS_PRM_VIRTQ_MODIFY_STATE)
-		dvs_prm_put8(k.ctx, DVS_PRM_VIRTQ_STATE, to);
-	return DVS_PRM_STATUS_OK;
+	uint32_t op = create_op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT
+			      ? create_op | static_cast<uint32_t>(obj_type) << 16
+			      : create_op;
+	return static_cast<uint64_t>(op) << 32 | id;
 }
 
-uint8_t generic_modify(Kobj &k, const uint8_t *ctx, uint32_t *synd)
+/* devx_get_obj_id for the query/modify commands of objects the sim has;
+ * any other command names no object of the sim. */
+uint64_t cmd_enc_id(const uint8_t *in)
 {
-	uint64_t sel = dvs_prm_get64(ctx, 0);
-
-	if (sel != DVS_PRM_GENERIC_MODIFY_DATA) {
-		*synd = DVS_SIM_SYND_BAD_SELECT;
-		return DVS_PRM_STATUS_BAD_PARAM;
+	switch (dvshare_prm_opcode(in)) {
+	case DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT:
+	case DVSHARE_PRM_CMD_MODIFY_GENERAL_OBJECT:
+		return enc_id(DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT, dvshare_prm_get16(in, 6),
+			      dvshare_prm_get32(in, 8));
+	case DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER:
+		return enc_id(DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, 0, dvshare_prm_get32(in, 28));
+	default:
+		return UINT64_MAX;
 	}
-	memcpy(k.ctx + DVS_PRM_GENERIC_DATA_OFF, ctx + DVS_PRM_GENERIC_DATA_OFF,
-	       DVS_PRM_GENERIC_DATA_SIZE);
-	return DVS_PRM_STATUS_OK;
+}
+
+/* Firmware status of a command the kernel issued itself, as
+ * mlx5_cmd_exec reports it (cmd_status_to_err). */
+int status_errno(uint8_t status)
+{
+	switch (status) {
+	case DVSHARE_PRM_STATUS_RESOURCE_BUSY: return EBUSY;
+	case DVSHARE_PRM_STATUS_EXCEED_LIM: return ENOMEM;
+	case DVSHARE_PRM_STATUS_NO_RESOURCES: return EAGAIN;
+	case DVSHARE_PRM_STATUS_INTERNAL_ERR: return EIO;
+	default: return EINVAL;
+	}
 }
 
 SimDevxObj *to_obj(struct mlx5dv_devx_obj *obj)
@@ -127,50 +141,86 @@ SimDevxObj *to_obj(struct mlx5dv_devx_obj *obj)
 	return reinterpret_cast<SimDevxObj *>(obj);
 }
 
+/* libmlx5's set_devx_obj_info: what the local struct records. */
 struct mlx5dv_devx_obj *make_obj(SimContext *sc, uint32_t handle, const Kobj &k)
 {
 	auto o = std::make_unique<SimDevxObj>();
 
 	o->ctx = sc;
 	o->handle = handle;
-	o->obj_id = k.id;
-	o->obj_type = k.obj_type;
-	o->log_obj_range = k.log_obj_range;
+	if (k.create_op == DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER) {
+		o->type = kLibFlowCounter;
+		o->object_id = k.id;
+	} else if (k.create_op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT) {
+		o->object_id = k.id;
+		o->log_obj_range = k.log_obj_range;
+	}
 	return reinterpret_cast<struct mlx5dv_devx_obj *>(o.release());
 }
 
-/* Kernel checks shared by query and modify: a live object, the expected
- * opcode, and a header naming this very object. 0 or an errno. */
-int kernel_check_cmd(SimDevxObj *o, Kobj **k, uint16_t opcode, const void *in,
-		     size_t inlen, const void *out, size_t outlen)
+/* The command as the firmware sees it: a copy with the uid stamped, and
+ * an output zeroed over its whole length (uverbs_zalloc). */
+struct Stamped {
+	std::vector<uint8_t> in;
+	FwCmd cmd;
+};
+
+Stamped stamp(const void *in, size_t inlen, void *out, size_t outlen, uint16_t uid)
 {
-	if (in == nullptr || out == nullptr || inlen < DVS_PRM_HDR_SIZE ||
-	    outlen < DVS_PRM_HDR_SIZE)
-		return EINVAL;
-	*k = o->ctx->ufile.table().lookup(o->handle, KobjType::DevxObj);
-	if (*k == nullptr)
-		return EINVAL;
-	struct dvs_prm_hdr h = dvs_prm_hdr_decode(in);
-	if (h.opcode != opcode || h.obj_type != o->obj_type || h.obj_id != o->obj_id)
-		return EINVAL;
-	return 0;
+	Stamped s;
+
+	s.in.assign(static_cast<const uint8_t *>(in), static_cast<const uint8_t *>(in) + inlen);
+	dvshare_prm_put16(s.in.data(), 2, uid);
+	memset(out, 0, outlen);
+	s.cmd = { s.in.data(), inlen, static_cast<uint8_t *>(out), outlen };
+	return s;
 }
 
-/* Query and modify: kernel checks under the ufile lock, then @fw runs the
- * command on the live object with its context size. */
-template <typename Fn>
-int run_cmd(struct mlx5dv_devx_obj *obj, uint16_t opcode, const void *in, size_t inlen,
-	    void *out, size_t outlen, Fn &&fw)
+/* The reply of a firmware command to the caller: 0 or EREMOTEIO. */
+int finish(const FwCmd &c, FwStatus st)
 {
-	if (obj == nullptr)
+	fw_reply(c, st);
+	return st.ok() ? 0 : fail(EREMOTEIO);
+}
+
+bool bad_buffers(const void *in, size_t inlen, const void *out, size_t outlen)
+{
+	/* UVERBS_ATTR_MIN_SIZE of the in and out headers; libmlx5 refuses
+	 * lengths above 65535. */
+	return in == nullptr || out == nullptr || inlen < DVSHARE_PRM_HDR_SIZE ||
+	       outlen < DVSHARE_PRM_HDR_SIZE || inlen > 0xffff || outlen > 0xffff;
+}
+
+/* Query and modify: MLX5_IB_METHOD_DEVX_OBJ_QUERY / _MODIFY. */
+template <typename Fw>
+int obj_cmd(struct mlx5dv_devx_obj *obj, bool (*is_kind)(const uint8_t *), const void *in,
+	    size_t inlen, void *out, size_t outlen, Fw &&fw)
+{
+	if (obj == nullptr || bad_buffers(in, inlen, out, outlen))
 		return fail(EINVAL);
 	SimDevxObj *o = to_obj(obj);
+	const auto *cmd = static_cast<const uint8_t *>(in);
+	uint16_t uid;
 	UfileLock lock(o->ctx->ufile.hdr());
-	Kobj *k = nullptr;
-	int err = kernel_check_cmd(o, &k, opcode, in, inlen, out, outlen);
-	if (err != 0)
-		return fail(err);
-	return fw(*k, ctx_size(k->obj_type));
+	Kobj *k = o->ctx->ufile.table().at(o->handle);
+	if (k == nullptr)
+		return fail(ENOENT);
+	if (!is_kind(cmd))
+		return fail(EINVAL);
+	int rc = get_uid(o->ctx, cmd, &uid);
+	if (rc != 0)
+		return fail(-rc);
+	/* devx_is_valid_obj_id: the command must name the handle's object. */
+	if (k->type != static_cast<uint32_t>(KobjType::DevxObj) ||
+	    cmd_enc_id(cmd) != enc_id(k->create_op, k->obj_type, k->id))
+		return fail(EINVAL);
+	Stamped s = stamp(in, inlen, out, outlen, uid);
+	return finish(s.cmd, fw(o->ctx->ufile, *k, s.cmd));
+}
+
+bool query_kind(const uint8_t *in)
+{
+	return listed(kQueryOps, dvshare_prm_opcode(in));
 }
 
 } // namespace
@@ -179,88 +229,50 @@ struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
 					size_t inlen, void *out, size_t outlen)
 {
 	SimContext *sc = to_sim(ctx);
+	const auto *cmd = static_cast<const uint8_t *>(in);
+	uint16_t uid;
 
-	if (sc == nullptr || in == nullptr || out == nullptr ||
-	    inlen < DVS_PRM_HDR_SIZE || outlen < DVS_PRM_HDR_SIZE)
-		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
-	if (!sc->ufile.hdr()->devx)
+	if (sc == nullptr)
 		return fail_null<struct mlx5dv_devx_obj>(EOPNOTSUPP);
-	struct dvs_prm_hdr h = dvs_prm_hdr_decode(in);
-	if (!kernel_knows_create(h.opcode))
+	if (bad_buffers(in, inlen, out, outlen) || dvshare_prm_get16(cmd, 4) != 0 /* vhca_tunnel_id */)
 		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
-	if (h.opcode != DVS_PRM_CMD_CREATE_GENERAL_OBJECT) {
-		fw_fail(out, outlen, DVS_PRM_STATUS_BAD_OP, DVS_SIM_SYND_BAD_OPCODE);
-		return nullptr;
-	}
-	size_t csize = ctx_size(h.obj_type);
-	if (csize == 0) {
-		fw_fail(out, outlen, DVS_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_OBJ_TYPE);
-		return nullptr;
-	}
-	if (inlen < DVS_PRM_HDR_SIZE + csize) {
-		fw_fail(out, outlen, DVS_PRM_STATUS_BAD_INPUT_LEN, DVS_SIM_SYND_INPUT_LEN);
-		return nullptr;
-	}
-	const auto *cctx = static_cast<const uint8_t *>(in) + DVS_PRM_HDR_SIZE;
+	int rc = get_uid(sc, cmd, &uid);
+	if (rc != 0)
+		return fail_null<struct mlx5dv_devx_obj>(-rc);
+	if (!is_create(cmd))
+		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
-	uint32_t synd = h.obj_type == DVS_PRM_OBJ_VIRTQ ? virtq_check_create(t, cctx) : 0;
-	if (synd != 0) {
-		fw_fail(out, outlen, DVS_PRM_STATUS_BAD_PARAM, synd);
-		return nullptr;
+	Kobj init{};
+	init.uid = uid;
+	init.owner_pid = getpid();
+	uint32_t handle = t.insert(init, KobjType::DevxObj);
+	if (handle == HandleTable::kNone)
+		return fail_null<struct mlx5dv_devx_obj>(ENOMEM);
+	Kobj *k = t.at(handle);
+	Stamped s = stamp(in, inlen, out, outlen, uid);
+	if (finish(s.cmd, fw_create(sc->ufile, handle, *k, s.cmd)) != 0) {
+		t.remove(handle);
+		return fail_null<struct mlx5dv_devx_obj>(EREMOTEIO);
 	}
-	Kobj k{};
-	k.obj_type = h.obj_type;
-	k.log_obj_range = h.log_obj_range;
-	k.owner_pid = getpid();
-	memcpy(k.ctx, cctx, csize);
-	memset(k.ctx, 0, 8); /* modify_field_select is not state */
-	if (h.obj_type == DVS_PRM_OBJ_VIRTQ)
-		k.ref_umem = dvs_prm_get32(cctx, DVS_PRM_VIRTQ_UMEM_ID);
-	uint32_t handle = t.insert(k, KobjType::DevxObj);
-	if (handle == 0)
-		return fail_null<struct mlx5dv_devx_obj>(ENOSPC);
-	Kobj *live = t.lookup(handle, KobjType::DevxObj);
-	live->id = devx_obj_id_of(handle);
-	if (live->ref_umem != 0)
-		find_umem(t, live->ref_umem)->users++;
-	fw_ok(out, live->id);
-	return make_obj(sc, handle, *live);
+	return make_obj(sc, handle, *k);
 }
 
-int devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
-		   void *out, size_t outlen)
+int devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
+		   size_t outlen)
 {
-	return run_cmd(obj, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, in, inlen, out, outlen,
-		       [&](Kobj &k, size_t csize) {
-		if (outlen < DVS_PRM_HDR_SIZE + csize)
-			return fw_fail(out, outlen, DVS_PRM_STATUS_BAD_OUTPUT_LEN,
-				       DVS_SIM_SYND_OUTPUT_LEN);
-		fw_ok(out, k.id);
-		memcpy(static_cast<uint8_t *>(out) + DVS_PRM_HDR_SIZE, k.ctx, csize);
-		return 0;
-	});
+	return obj_cmd(obj, query_kind, in, inlen, out, outlen, fw_query);
 }
 
-int devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
-		    void *out, size_t outlen)
+int devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
+		    size_t outlen)
 {
-	return run_cmd(obj, DVS_PRM_CMD_MODIFY_GENERAL_OBJECT, in, inlen, out, outlen,
-		       [&](Kobj &k, size_t csize) {
-		if (inlen < DVS_PRM_HDR_SIZE + csize)
-			return fw_fail(out, outlen, DVS_PRM_STATUS_BAD_INPUT_LEN,
-				       DVS_SIM_SYND_INPUT_LEN);
-		const auto *mctx = static_cast<const uint8_t *>(in) + DVS_PRM_HDR_SIZE;
-		uint32_t synd = 0;
-		uint8_t status = k.obj_type == DVS_PRM_OBJ_VIRTQ ? virtq_modify(k, mctx, &synd)
-								 : generic_modify(k, mctx, &synd);
-		if (status != DVS_PRM_STATUS_OK)
-			return fw_fail(out, outlen, status, synd);
-		fw_ok(out, k.id);
-		return 0;
-	});
+	return obj_cmd(obj, is_modify, in, inlen, out, outlen, fw_modify);
 }
 
+/* MLX5_IB_METHOD_DEVX_OBJ_DESTROY: whatever DEVX object the handle names
+ * now is destroyed; when the firmware refuses, the object and the local
+ * struct stay (libmlx5 frees it only on success). */
 int devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 {
 	if (obj == nullptr)
@@ -269,17 +281,14 @@ int devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 	{
 		UfileLock lock(o->ctx->ufile.hdr());
 		HandleTable t = o->ctx->ufile.table();
-		Kobj *k = t.lookup(o->handle, KobjType::DevxObj);
-		/* A stale handle fails and the local struct stays the
-		 * caller's (to unimport), as a failed ioctl leaves it. */
-		if (k == nullptr)
-			return fail(EINVAL);
-		if (k->ref_umem != 0) {
-			Kobj *u = find_umem(t, k->ref_umem);
-			if (u != nullptr && u->users > 0)
-				u->users--;
-		}
-		t.remove(o->handle, KobjType::DevxObj);
+		Kobj *k = nullptr;
+		int rc = t.lookup(o->handle, KobjType::DevxObj, &k);
+		if (rc != 0)
+			return fail(-rc);
+		FwStatus st = fw_destroy(o->ctx->ufile, *k);
+		if (!st.ok())
+			return fail(status_errno(st.status));
+		t.remove(o->handle);
 	}
 	std::unique_ptr<SimDevxObj> owned(o);
 	return 0;
@@ -290,28 +299,55 @@ int devx_obj_export(struct mlx5dv_devx_obj *obj, void *data)
 	if (obj == nullptr)
 		return fail(EINVAL);
 	SimDevxObj *o = to_obj(obj);
-	return export_blob<ObjBlob>(o->ctx, o->handle, KobjType::DevxObj, data, [&](ObjBlob &b) {
-		b.type = o->obj_type;
-		b.object_id = o->obj_id;
+	return export_blob<ObjBlob>(data, [&](ObjBlob &b) {
+		b.handle = o->handle;
+		b.type = o->type;
+		b.object_id = o->object_id;
+		b.rx_icm_addr = o->rx_icm_addr;
 		b.log_obj_range = o->log_obj_range;
 	});
 }
 
 struct mlx5dv_devx_obj *devx_obj_import(struct ibv_context *ctx, void *data)
 {
-	return import_blob<ObjBlob, struct mlx5dv_devx_obj>(
-		ctx, data, KobjType::DevxObj,
-		[](const Kobj &k, const ObjBlob &b) {
-			return k.id == b.object_id && k.obj_type == b.type;
-		},
-		[](SimContext *sc, const ObjBlob &b, const Kobj &k) {
-			return make_obj(sc, b.handle, k);
-		});
+	return import_blob<ObjBlob, struct mlx5dv_devx_obj>(ctx, data, [](SimContext *sc,
+									  const ObjBlob &b) {
+		auto o = std::make_unique<SimDevxObj>();
+		o->ctx = sc;
+		o->handle = b.handle;
+		o->type = b.type;
+		o->object_id = b.object_id;
+		o->rx_icm_addr = b.rx_icm_addr;
+		o->log_obj_range = b.log_obj_range;
+		return reinterpret_cast<struct mlx5dv_devx_obj *>(o.release());
+	});
 }
 
 void devx_obj_unimport(struct mlx5dv_devx_obj *obj)
 {
 	std::unique_ptr<SimDevxObj> owned(to_obj(obj));
+}
+
+/* mlx5dv_devx_general_cmd / MLX5_IB_METHOD_DEVX_OTHER. */
+int devx_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void *out,
+		     size_t outlen)
+{
+	SimContext *sc = to_sim(ctx);
+	const auto *cmd = static_cast<const uint8_t *>(in);
+	uint16_t uid;
+
+	if (sc == nullptr)
+		return fail(EOPNOTSUPP);
+	if (bad_buffers(in, inlen, out, outlen))
+		return fail(EINVAL);
+	int rc = get_uid(sc, cmd, &uid);
+	if (rc != 0)
+		return fail(-rc);
+	if (!is_general(cmd))
+		return fail(EINVAL);
+	UfileLock lock(sc->ufile.hdr());
+	Stamped s = stamp(in, inlen, out, outlen, uid);
+	return finish(s.cmd, fw_general(sc->ufile, s.cmd));
 }
 
 } // namespace dvs::sim

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The device engine: what the NIC does with a doorbell. Each pass takes
- * every doorbell register of every allocated VAR page with an atomic
- * exchange against DVS_SIM_DB_IDLE, so a repeated store of the same value
- * is still a new kick; stores between two passes coalesce into one.
+ * the doorbell register of every VAR page a VAR owns (at the in-page
+ * doorbell offset the caps report) with an atomic exchange against
+ * DVS_SIM_DB_IDLE, so a repeated store of the same value is still a new
+ * kick; stores between two passes coalesce into one.
  */
 #include <atomic>
 #include <memory>
@@ -18,46 +19,39 @@ namespace dvs::sim {
 
 namespace {
 
+constexpr uint32_t kDbWord = DVS_SIM_DB_OFFSET / 4;
+
+bool owned(const PageState &ps)
+{
+	return std::atomic_ref<const uint32_t>(ps.use).load(std::memory_order_acquire) ==
+	       static_cast<uint32_t>(PageUse::Owned);
+}
+
 unsigned int poll_page(const Ufile &u, uint32_t page_id)
 {
 	PageState &ps = u.page(page_id);
-	uint32_t *words = u.var_words(page_id);
-	unsigned int kicks = 0;
-	uint32_t last = 0;
+	std::atomic_ref<uint32_t> reg(u.var_words(page_id)[kDbWord]);
 
-	for (uint32_t w = 0; w < DVS_SIM_DB_WORDS; w++) {
-		std::atomic_ref<uint32_t> reg(words[w]);
-
-		/* A plain load first: idle registers cost no bus lock. */
-		if (reg.load(std::memory_order_relaxed) == DVS_SIM_DB_IDLE)
-			continue;
-		uint32_t v = reg.exchange(DVS_SIM_DB_IDLE, std::memory_order_acquire);
-		if (v == DVS_SIM_DB_IDLE)
-			continue;
-		kicks++;
-		last = v;
-	}
-	if (kicks != 0) {
-		std::atomic_ref<uint64_t>(ps.kicks).fetch_add(kicks, std::memory_order_relaxed);
-		std::atomic_ref<uint32_t>(ps.last).store(last, std::memory_order_relaxed);
-	}
-	return kicks;
+	/* A plain load first: an idle register costs no bus lock. */
+	if (reg.load(std::memory_order_relaxed) == DVS_SIM_DB_IDLE)
+		return 0;
+	uint32_t v = reg.exchange(DVS_SIM_DB_IDLE, std::memory_order_acquire);
+	if (v == DVS_SIM_DB_IDLE)
+		return 0;
+	std::atomic_ref<uint64_t>(ps.kicks).fetch_add(1, std::memory_order_relaxed);
+	std::atomic_ref<uint32_t>(ps.last).store(v, std::memory_order_relaxed);
+	return 1;
 }
 
-/* Any doorbell register of an allocated page not idle? Plain loads, no
- * lock: an idle pass (the common case on a busy-polling service core)
- * never touches the ufile lock other processes' control calls need. */
+/* Any doorbell of an owned page not idle? Plain loads, no lock: an idle
+ * pass (the common case on a busy-polling service core) never touches
+ * the ufile lock other processes' control calls need. */
 bool any_pending(const Ufile &u)
 {
-	for (uint32_t p = 0; p < kVarPages; p++) {
-		if (!std::atomic_ref<uint32_t>(u.page(p).used).load(std::memory_order_acquire))
-			continue;
-		const uint32_t *words = u.var_words(p);
-		for (uint32_t w = 0; w < DVS_SIM_DB_WORDS; w++)
-			if (__atomic_load_n(&words[w], __ATOMIC_RELAXED) !=
-			    DVS_SIM_DB_IDLE)
-				return true;
-	}
+	for (uint32_t p = 0; p < kVarPages; p++)
+		if (owned(u.page(p)) &&
+		    __atomic_load_n(&u.var_words(p)[kDbWord], __ATOMIC_RELAXED) != DVS_SIM_DB_IDLE)
+			return true;
 	return false;
 }
 
@@ -89,6 +83,7 @@ struct dvs_sim_engine *dvs_sim_engine_create(struct ibv_context *ctx)
 		close(fd);
 		return fail_null<struct dvs_sim_engine>(-rc);
 	}
+	e->ufile.take_fd(fd);
 	return e.release();
 }
 
@@ -110,10 +105,9 @@ unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine)
 	/* Under the ufile lock, a page cannot be freed and handed to a new
 	 * owner halfway through a pass, so no kick lands on the wrong page. */
 	UfileLock lock(u.hdr());
-	for (uint32_t p = 0; p < kVarPages; p++) {
-		if (std::atomic_ref<uint32_t>(u.page(p).used).load(std::memory_order_acquire))
+	for (uint32_t p = 0; p < kVarPages; p++)
+		if (owned(u.page(p)))
 			kicks += poll_page(u, p);
-	}
 	engine->kicks.fetch_add(kicks, std::memory_order_relaxed);
 	return kicks;
 }

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The sim's export blobs. rdma-core's blobs hold the kernel handle plus the
- * fields needed to rebuild the user-space struct; the sim's add the ufile
- * nonce, so an import into a context that does not share the exporter's
- * ufile is refused at once (rdma-core cannot tell, and fails later).
- * Blobs are host-endian: they never leave the machine.
+ * Export blobs, byte for byte rdma-core 65's on x86-64 (providers/mlx5
+ * mlx5.h: mlx5dv_var_attrs, mlx5dv_devx_obj_attrs, mlx5dv_devx_umem_attrs).
+ * As in libmlx5, export zeroes the caller's buffer and copies the local
+ * struct's fields; import allocates a local struct around the same handle
+ * and validates nothing: a blob imported into a context that does not
+ * share the exporter's ufile fails later, at mmap or at a command, or
+ * reaches another object (mlx5dv_devx_obj_export(3)).
  */
 #ifndef DVS_SIM_EXPORT_H
 #define DVS_SIM_EXPORT_H
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "dvs_sim.h"
 #include "sim_context.h"
@@ -21,9 +24,8 @@ struct VarBlob {
 	uint32_t handle;
 	uint32_t page_id;
 	uint32_t length;
-	uint32_t reserved;
+	uint32_t pad;
 	uint64_t mmap_off;
-	uint64_t nonce;
 };
 static_assert(sizeof(VarBlob) == DVS_SIM_VAR_EXPORT_SIZE);
 
@@ -31,55 +33,46 @@ struct ObjBlob {
 	uint32_t handle;
 	uint32_t type;
 	uint32_t object_id;
-	uint32_t log_obj_range;
+	uint32_t pad;
 	uint64_t rx_icm_addr;
-	uint64_t nonce;
+	uint8_t log_obj_range;
+	uint8_t pad2[7];
 };
 static_assert(sizeof(ObjBlob) == DVS_SIM_OBJ_EXPORT_SIZE);
 
 struct UmemBlob {
 	uint32_t handle;
 	uint32_t umem_id;
-	uint64_t nonce;
 };
 static_assert(sizeof(UmemBlob) == DVS_SIM_UMEM_EXPORT_SIZE);
 
-/* Export: the object behind @handle must be alive; @fill writes the
- * type's fields, the ufile nonce is added here. */
-template <typename Blob, typename Fill>
-int export_blob(SimContext *ctx, uint32_t handle, KobjType type, void *data, Fill &&fill)
+/* Export: zero the caller's buffer, let @fill copy the fields. */
+template <typename Blob, typename Fill> int export_blob(void *data, Fill &&fill)
 {
+	Blob b{};
+
 	if (data == nullptr)
 		return fail(EINVAL);
-	UfileLock lock(ctx->ufile.hdr());
-	if (ctx->ufile.table().lookup(handle, type) == nullptr)
-		return fail(EINVAL);
-	Blob b{};
-	b.handle = handle;
 	fill(b);
-	b.nonce = ctx->ufile.hdr()->nonce;
 	memcpy(data, &b, sizeof(b));
 	return 0;
 }
 
-/* Import: the blob must come from this context's ufile and name a live
- * object of @type it matches (@match); @make builds the local struct. */
-template <typename Blob, typename T, typename Match, typename Make>
-T *import_blob(struct ibv_context *ctx, void *data, KobjType type, Match &&match, Make &&make)
+/* Import: a local struct of type @T built by @make from the blob, with no
+ * kernel call. Fails only for a context of another provider (libmlx5:
+ * EOPNOTSUPP) or no memory. */
+template <typename Blob, typename T, typename Make>
+T *import_blob(struct ibv_context *ctx, const void *data, Make &&make)
 {
 	SimContext *sc = to_sim(ctx);
 	Blob b;
 
-	if (sc == nullptr || data == nullptr)
+	if (sc == nullptr)
+		return fail_null<T>(EOPNOTSUPP);
+	if (data == nullptr)
 		return fail_null<T>(EINVAL);
 	memcpy(&b, data, sizeof(b));
-	if (b.nonce != sc->ufile.hdr()->nonce)
-		return fail_null<T>(EINVAL);
-	UfileLock lock(sc->ufile.hdr());
-	const Kobj *k = sc->ufile.table().lookup(b.handle, type);
-	if (k == nullptr || !match(*k, b))
-		return fail_null<T>(EINVAL);
-	return make(sc, b, *k);
+	return make(sc, b);
 }
 
 } // namespace dvs::sim

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "sim_context.h"
+#include "sim_var_pages.h"
 
 namespace dvs::sim {
 
@@ -37,6 +38,7 @@ struct dvs_glue make_glue()
 	g.var_export = var_export;
 	g.var_import = var_import;
 	g.var_unimport = var_unimport;
+	g.mmap_cmd = mmap_cmd;
 	g.devx_obj_create = devx_obj_create;
 	g.devx_obj_query = devx_obj_query;
 	g.devx_obj_modify = devx_obj_modify;
@@ -44,6 +46,7 @@ struct dvs_glue make_glue()
 	g.devx_obj_export = devx_obj_export;
 	g.devx_obj_import = devx_obj_import;
 	g.devx_obj_unimport = devx_obj_unimport;
+	g.devx_general_cmd = devx_general_cmd;
 	g.devx_umem_reg = umem_reg;
 	g.devx_umem_dereg = umem_dereg;
 	g.devx_umem_export = umem_export;
@@ -78,6 +81,7 @@ int dvs_sim_stats(struct ibv_context *ctx, struct dvs_sim_stats *stats)
 		return -EINVAL;
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
+	stats->pages_held = reclaim_pages(sc->ufile);
 	stats->vars = t.live(KobjType::Var);
 	stats->devx_objs = t.live(KobjType::DevxObj);
 	stats->umems = t.live(KobjType::Umem);
@@ -93,7 +97,8 @@ int dvs_sim_page_kicks(struct ibv_context *ctx, uint32_t page_id, uint64_t *kick
 	if (sc == nullptr || page_id >= kVarPages)
 		return -EINVAL;
 	PageState &ps = sc->ufile.page(page_id);
-	if (std::atomic_ref<uint32_t>(ps.used).load(std::memory_order_acquire) == 0)
+	if (std::atomic_ref<uint32_t>(ps.use).load(std::memory_order_acquire) !=
+	    static_cast<uint32_t>(PageUse::Owned))
 		return -ENOENT;
 	if (kicks != nullptr)
 		*kicks = std::atomic_ref<uint64_t>(ps.kicks).load(std::memory_order_relaxed);

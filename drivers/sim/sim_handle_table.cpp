@@ -2,6 +2,7 @@
 #include "sim_handle_table.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 
 namespace dvs::sim {
@@ -19,12 +20,14 @@ void store_type(Kobj &k, KobjType t)
 						 std::memory_order_release);
 }
 
+constexpr uint32_t kSlotMask = (1u << kIdxBits) - 1;
+
 } // namespace
 
 void HandleTable::format(HtabHdr *hdr, uint32_t capacity)
 {
 	hdr->capacity = capacity;
-	hdr->cursor = 1;
+	hdr->first_free = 0;
 	hdr->live = 0;
 	for (auto &n : hdr->live_by_type)
 		n = 0;
@@ -32,65 +35,78 @@ void HandleTable::format(HtabHdr *hdr, uint32_t capacity)
 
 uint32_t HandleTable::insert(const Kobj &init, KobjType type)
 {
-	const uint32_t cap = hdr_->capacity;
-
-	for (uint32_t n = 1; n < cap; n++) {
-		uint32_t slot = hdr_->cursor;
-
-		hdr_->cursor = slot + 1 < cap ? slot + 1 : 1;
+	for (uint32_t slot = hdr_->first_free; slot < hdr_->capacity; slot++) {
 		Kobj &k = slots_[slot];
 		if (load_type(k) != static_cast<uint32_t>(KobjType::Free))
 			continue;
-		/* Generation 0 is never handed out: handle 0 means "none". */
-		uint32_t gen = (k.gen + 1) & 0xffffu;
-		if (gen == 0)
-			gen = 1;
+		/* fw_gen 0 is never used, so no firmware id is 0. */
+		uint32_t gen = k.fw_gen + 1 != 0 ? k.fw_gen + 1 : 1;
 		Kobj fresh = init;
 		fresh.type = static_cast<uint32_t>(KobjType::Free);
-		fresh.gen = gen;
+		fresh.fw_gen = gen;
 		std::memcpy(&k, &fresh, sizeof(k));
 		store_type(k, type);
+		hdr_->first_free = slot + 1;
 		hdr_->live++;
 		hdr_->live_by_type[static_cast<uint32_t>(type)]++;
-		return (gen << 16) | slot;
+		return slot;
 	}
+	hdr_->first_free = hdr_->capacity;
+	return kNone;
+}
+
+Kobj *HandleTable::at(uint32_t handle) const
+{
+	if (handle >= hdr_->capacity)
+		return nullptr;
+	Kobj &k = slots_[handle];
+	return load_type(k) != static_cast<uint32_t>(KobjType::Free) ? &k : nullptr;
+}
+
+int HandleTable::lookup(uint32_t handle, KobjType type, Kobj **out) const
+{
+	Kobj *k = at(handle);
+
+	if (k == nullptr)
+		return -ENOENT;
+	if (load_type(*k) != static_cast<uint32_t>(type))
+		return -EINVAL;
+	*out = k;
 	return 0;
 }
 
-Kobj *HandleTable::at_slot(uint32_t slot, KobjType type) const
+Kobj *HandleTable::by_id(uint32_t id, KobjType type) const
 {
-	if (slot == 0 || slot >= hdr_->capacity)
-		return nullptr;
-	Kobj &k = slots_[slot];
-	if (load_type(k) != static_cast<uint32_t>(type))
-		return nullptr;
-	return &k;
+	Kobj *k = at(id & kSlotMask);
+
+	return k != nullptr && load_type(*k) == static_cast<uint32_t>(type) && k->id == id ? k
+											  : nullptr;
 }
 
-Kobj *HandleTable::lookup(uint32_t handle, KobjType type) const
+void HandleTable::remove(uint32_t handle)
 {
-	Kobj *k = at_slot(slot_of(handle), type);
+	Kobj &k = slots_[handle];
+	uint32_t type = load_type(k);
 
-	if (k == nullptr || k->gen != gen_of(handle))
-		return nullptr;
-	return k;
-}
-
-bool HandleTable::remove(uint32_t handle, KobjType type)
-{
-	Kobj *k = lookup(handle, type);
-
-	if (k == nullptr)
-		return false;
-	store_type(*k, KobjType::Free);
+	store_type(k, KobjType::Free);
 	hdr_->live--;
-	hdr_->live_by_type[static_cast<uint32_t>(type)]--;
-	return true;
+	hdr_->live_by_type[type]--;
+	if (handle < hdr_->first_free)
+		hdr_->first_free = handle;
 }
 
 uint32_t HandleTable::live(KobjType type) const
 {
 	return hdr_->live_by_type[static_cast<uint32_t>(type)];
+}
+
+uint32_t HandleTable::make_id(uint32_t handle, bool narrow) const
+{
+	uint32_t gen = slots_[handle].fw_gen & (narrow ? 0x1ffu : 0xffffu);
+
+	if (gen == 0)
+		gen = 1;
+	return gen << kIdxBits | handle;
 }
 
 } // namespace dvs::sim

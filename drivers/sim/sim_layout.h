@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Layout of a ufile memfd. Every process mapping the memfd sees the same
- * bytes, so this is the "kernel" state of the software device:
+ * bytes, so this is the "kernel" and "firmware" state of the software
+ * device. The file is sparse: untouched slots and pages cost nothing.
  *
- *   [0, kTableOff)               UfileHdr (lock, counters, identity)
- *   [kTableOff, kPagesOff)       Kobj[kSlots]     kernel-object table
- *   [kPagesOff, kVarAreaOff)     PageState[kVarPages]  VAR page bookkeeping
- *   [kVarAreaOff, kUfileSize)    the VAR pages themselves
+ *   [0, kCtlOff)     VAR pages, each at the mmap offset the kernel would
+ *                    give it (var_mmap_off()); nothing else lives here
+ *   kCtlOff          UfileHdr: lock, counters, identity
+ *   + kTableOff      Kobj[kSlots]: the uverbs object table, by handle
+ *   + kPagesOff      PageState[kVarPages]: VAR page bookkeeping
+ *   + kMapsOff       MapRec[kVarPages][kMapsPerPage]: who maps each page
  *
- * The memfd is sparse: untouched slots and pages cost nothing.
+ * The sim's own view of the file is one mapping from offset 0 of the
+ * whole file; an application's VAR mapping never starts at offset 0,
+ * which is how the page reclaimer tells the two apart (sim_var_pages.cpp).
  */
 #ifndef DVS_SIM_LAYOUT_H
 #define DVS_SIM_LAYOUT_H
@@ -22,69 +27,111 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 1;
+constexpr uint32_t kLayoutVersion = 2;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
-constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS + 1; /* slot 0 never used */
+constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
-constexpr uint32_t kIdxBits = 15; /* kSlots == 1 << kIdxBits */
+constexpr uint32_t kIdxBits = 15;                  /* kSlots == 1 << kIdxBits */
+constexpr uint32_t kMapsPerPage = 128;             /* tracked mappings per VAR page */
 static_assert(kSlots == (1u << kIdxBits));
+static_assert(kVarPages <= 4096, "var_mmap_off() stays below kCtlOff");
+
+/*
+ * mmap offset of VAR page @page_id, as mlx5_ib gives it on a 4 KiB-page
+ * host: mmap entries are allocated from page offset 9 << 16 on, and the
+ * entry index is folded into the offset command (mlx5_entry_to_mmap_offset).
+ * The sim allocates VAR pages and entries together, so entry index and
+ * page_id are one number.
+ */
+constexpr uint64_t var_mmap_off(uint32_t page_id)
+{
+	return (static_cast<uint64_t>(page_id >> 8) << 16 | 9u << 8 | (page_id & 0xffu)) << 12;
+}
+
+constexpr size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+constexpr size_t kCtlOff = 0x1'0000'0000; /* above every VAR page (4 GiB) */
+static_assert(var_mmap_off(kVarPages - 1) + kPage <= kCtlOff);
 
 enum class KobjType : uint32_t { Free = 0, Var = 1, DevxObj = 2, Umem = 3 };
 
-/* One kernel object. "type" is written last (release) when an object is
- * born and first when it dies, so a half-built slot is never live. */
+/*
+ * One uverbs object and, for DEVX objects and UMEMs, the firmware object
+ * behind it. "type" is written last (release) when an object is born and
+ * first when it dies, so a half-built slot is never live.
+ */
 struct Kobj {
 	uint32_t type;          /* KobjType */
-	uint32_t gen;           /* bumped at each allocation of the slot */
-	uint32_t id;            /* VAR: page_id; DEVX: obj_id; UMEM: umem_id */
-	uint16_t obj_type;      /* DEVX general object type */
+	uint32_t fw_gen;        /* bumped at each allocation: firmware ids differ */
+	uint32_t id;            /* VAR: page_id; DEVX: firmware id; UMEM: umem_id */
+	uint16_t create_op;     /* DEVX: the create command's opcode */
+	uint16_t obj_type;      /* DEVX general object: obj_type */
+	uint16_t uid;           /* DEVX uid the kernel stamped into the command */
 	uint8_t log_obj_range;
 	uint8_t reserved0;
+	uint32_t users;         /* firmware references (a PD or UMEM in use) */
+	int32_t owner_pid;      /* process that created it (diagnostics) */
 	uint64_t addr;          /* UMEM: registering process's address */
 	uint64_t size;          /* UMEM: length */
 	uint32_t access;        /* UMEM: access flags */
-	int32_t owner_pid;      /* process that created it (diagnostics) */
-	uint8_t ctx[64];        /* DEVX object context, PRM layout (big-endian) */
-	uint32_t users;         /* UMEM: live DEVX objects referring to it */
-	uint32_t ref_umem;      /* DEVX: umem_id it refers to (0: none) */
-	uint8_t reserved1[16];
+	uint32_t ref_pd;        /* flow counter, VIRTIO_NET_Q: pd it uses (0: none) */
+	uint32_t ref_umem[3];   /* VIRTIO_NET_Q: UMEMs it uses */
+	uint32_t reserved1;
+	uint64_t packets;       /* flow counter */
+	uint64_t octets;
+	uint8_t ctx[192];       /* VIRTIO_NET_Q: virtio_net_q, PRM layout */
 };
-static_assert(sizeof(Kobj) == 128);
 
 /* Handle-table bookkeeping (inside the header). */
 struct HtabHdr {
-	uint32_t capacity;      /* slots, including unused slot 0 */
-	uint32_t cursor;        /* next slot to try: cyclic, like idr_alloc_cyclic */
+	uint32_t capacity;      /* slots */
+	uint32_t first_free;    /* no free slot below this one */
 	uint32_t live;
 	uint32_t live_by_type[4];
 };
 
+enum class PageUse : uint32_t {
+	Free = 0,     /* in the pool */
+	Owned = 1,    /* a VAR object holds it; its mmap entry is live */
+	Released = 2, /* VAR freed, mappings may remain: not in the pool yet */
+};
+
 /* Bookkeeping for one VAR page; the engine reads it without the lock. */
 struct PageState {
-	uint32_t used;          /* 1 while a VAR object owns the page */
+	uint32_t use;           /* PageUse */
+	uint32_t handle;        /* Owned: the VAR's handle */
 	uint32_t last;          /* last doorbell value seen by an engine */
+	uint32_t nmaps;         /* MapRec entries in use */
 	uint64_t kicks;         /* doorbells seen since the page was allocated */
+	uint32_t maps_lost;     /* more mappings than records: scan every process */
+	uint32_t reserved;
 };
-static_assert(sizeof(PageState) == 16);
+
+/* One mapping of a VAR page made through the sim's mmap. */
+struct MapRec {
+	int32_t pid;
+	uint32_t reserved;
+	uint64_t addr;
+};
 
 struct UfileHdr {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t dev_index;     /* N of simN */
-	uint64_t nonce;         /* random identity, carried in export blobs */
 	uint32_t devx;          /* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
-	uint32_t reserved;
-	uint64_t table_off, pages_off, var_area_off, total_size;
+	uint32_t devx_uid;      /* the uid the kernel stamps into DEVX commands */
+	uint64_t ino;           /* the memfd's inode and device, as /proc shows them */
+	uint64_t dev;
+	uint64_t ctl_off, table_off, pages_off, maps_off, total_size;
 	uint64_t lock_recoveries;
 	pthread_mutex_t lock;   /* robust, process-shared */
 	HtabHdr htab;
 };
 
-constexpr size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 constexpr size_t kTableOff = align_up(sizeof(UfileHdr), kPage);
 constexpr size_t kPagesOff = align_up(kTableOff + sizeof(Kobj) * kSlots, kPage);
-constexpr size_t kVarAreaOff = align_up(kPagesOff + sizeof(PageState) * kVarPages, kPage);
-constexpr size_t kUfileSize = kVarAreaOff + kPage * kVarPages;
+constexpr size_t kMapsOff = align_up(kPagesOff + sizeof(PageState) * kVarPages, kPage);
+constexpr size_t kCtlSize = align_up(kMapsOff + sizeof(MapRec) * kMapsPerPage * kVarPages, kPage);
+constexpr size_t kUfileSize = kCtlOff + kCtlSize;
 
 } // namespace dvs::sim
 

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "sim_ufile.h"
 
+#include "sim_var_pages.h"
+
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,58 +35,96 @@ int init_lock(pthread_mutex_t *m)
 	return -rc;
 }
 
-uint64_t random_nonce()
+/* Every Ufile of this process. The mutex is held across fork() by the
+ * handlers in sim_var_pages.cpp (lock_all, for_each, unlock_all). Both
+ * are never destroyed: contexts may be closed by exit-time destructors
+ * that run after this file's statics would be gone. */
+std::mutex &registry_mu()
 {
-	uint64_t v = 0;
+	static auto *mu = new std::mutex;
+	return *mu;
+}
 
-	while (v == 0) {
-		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
-			v = static_cast<uint64_t>(getpid()) << 32 ^
-			    static_cast<uint64_t>(time(nullptr));
-	}
-	return v;
+std::set<Ufile *> &registry()
+{
+	static auto *all = new std::set<Ufile *>;
+	return *all;
 }
 
 } // namespace
 
+Ufile::Ufile()
+{
+	std::lock_guard<std::mutex> lock(registry_mu());
+	registry().insert(this);
+}
+
 Ufile::~Ufile()
 {
-	if (hdr_ != nullptr)
-		munmap(hdr_, kUfileSize);
+	{
+		std::lock_guard<std::mutex> lock(registry_mu());
+		registry().erase(this);
+	}
+	if (base_ != nullptr)
+		munmap(base_, kUfileSize);
 	if (fd_ >= 0)
 		close(fd_);
 }
 
-int Ufile::map_control(int fd)
+void Ufile::lock_all()
+{
+	registry_mu().lock();
+}
+
+void Ufile::unlock_all()
+{
+	registry_mu().unlock();
+}
+
+void Ufile::for_each(const std::function<void(Ufile &)> &fn)
+{
+	for (Ufile *u : registry())
+		if (u->hdr_ != nullptr)
+			fn(*u);
+}
+
+int Ufile::map_view(int fd)
 {
 	void *p = mmap(nullptr, kUfileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	hdr_ = static_cast<UfileHdr *>(p);
+	base_ = static_cast<uint8_t *>(p);
+	hdr_ = reinterpret_cast<UfileHdr *>(base_ + kCtlOff);
+	track_forks();
 	return 0;
 }
 
 int Ufile::create(uint32_t dev_index, bool devx)
 {
+	struct stat st;
 	int fd = memfd_create("dvs-sim-ufile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
 		return -errno;
 	fd_ = fd;
-	if (ftruncate(fd, static_cast<off_t>(kUfileSize)) != 0)
+	if (ftruncate(fd, static_cast<off_t>(kUfileSize)) != 0 || fstat(fd, &st) != 0)
 		return -errno;
-	int rc = map_control(fd);
+	int rc = map_view(fd);
 	if (rc != 0)
 		return rc;
 	UfileHdr *h = hdr_;
 	h->version = kLayoutVersion;
 	h->dev_index = dev_index;
-	h->nonce = random_nonce();
 	h->devx = devx ? 1 : 0;
+	/* mlx5_ib_alloc_ucontext: a DEVX context gets a uid of its own. */
+	h->devx_uid = devx ? 1 + (static_cast<uint32_t>(getpid()) & 0x7fff) : 0;
+	h->ino = st.st_ino;
+	h->dev = st.st_dev;
+	h->ctl_off = kCtlOff;
 	h->table_off = kTableOff;
 	h->pages_off = kPagesOff;
-	h->var_area_off = kVarAreaOff;
+	h->maps_off = kMapsOff;
 	h->total_size = kUfileSize;
 	rc = init_lock(&h->lock);
 	if (rc != 0)
@@ -108,40 +149,45 @@ int Ufile::adopt(int fd)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    static_cast<uint64_t>(st.st_size) != kUfileSize)
 		return -EINVAL;
-	int rc = map_control(fd);
-	if (rc != 0)
+	if (map_view(fd) != 0)
 		return -EINVAL;
 	const UfileHdr *h = hdr_;
 	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != kMagic ||
 	    h->version != kLayoutVersion || h->total_size != kUfileSize ||
-	    h->var_area_off != kVarAreaOff || h->dev_index >= DVS_SIM_NUM_DEVICES) {
-		munmap(hdr_, kUfileSize);
+	    h->ctl_off != kCtlOff || h->maps_off != kMapsOff ||
+	    h->dev_index >= DVS_SIM_NUM_DEVICES || h->ino != st.st_ino) {
+		munmap(base_, kUfileSize);
+		base_ = nullptr;
 		hdr_ = nullptr;
 		return -EINVAL;
 	}
-	fd_ = fd;
 	return 0;
 }
 
 HandleTable Ufile::table() const
 {
-	auto *base = reinterpret_cast<uint8_t *>(hdr_);
+	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
 
-	return HandleTable(&hdr_->htab, reinterpret_cast<Kobj *>(base + kTableOff));
+	return HandleTable(&hdr_->htab, reinterpret_cast<Kobj *>(ctl + kTableOff));
 }
 
 PageState &Ufile::page(uint32_t page_id) const
 {
-	auto *base = reinterpret_cast<uint8_t *>(hdr_);
+	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
 
-	return reinterpret_cast<PageState *>(base + kPagesOff)[page_id];
+	return reinterpret_cast<PageState *>(ctl + kPagesOff)[page_id];
+}
+
+MapRec *Ufile::maps(uint32_t page_id) const
+{
+	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
+
+	return reinterpret_cast<MapRec *>(ctl + kMapsOff) + static_cast<size_t>(page_id) * kMapsPerPage;
 }
 
 uint32_t *Ufile::var_words(uint32_t page_id) const
 {
-	auto *base = reinterpret_cast<uint8_t *>(hdr_);
-
-	return reinterpret_cast<uint32_t *>(base + kVarAreaOff + kPage * page_id);
+	return reinterpret_cast<uint32_t *>(base_ + var_mmap_off(page_id));
 }
 
 int UfileLock::acquire(UfileHdr *hdr)

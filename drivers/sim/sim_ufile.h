@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A ufile: the memfd that is a sim context's cmd_fd, and this process's
- * mapping of it. Owns both (RAII).
+ * view of it (one mapping of the whole file from offset 0). Owns both
+ * (RAII). Every live Ufile of the process is known, so that a fork can
+ * mark the VAR pages the child inherits mappings of (sim_var_pages.cpp).
  */
 #ifndef DVS_SIM_UFILE_H
 #define DVS_SIM_UFILE_H
 
 #include <cstdint>
+#include <functional>
 
 #include "sim_handle_table.h"
 #include "sim_layout.h"
@@ -17,11 +20,13 @@ class Ufile {
 public:
 	/* A new ufile for device simN. Returns 0 or a negative errno. */
 	int create(uint32_t dev_index, bool devx);
-	/* Take ownership of @fd if it is a sim ufile; -EINVAL otherwise
-	 * (the fd is then left open for the caller). */
+	/* Map @fd if it is a sim ufile; -EINVAL otherwise. The fd stays the
+	 * caller's either way until take_fd(). */
 	int adopt(int fd);
+	/* Own the fd adopt() mapped (closed with the Ufile). */
+	void take_fd(int fd) { fd_ = fd; }
 
-	Ufile() = default;
+	Ufile();
 	Ufile(const Ufile &) = delete;
 	Ufile &operator=(const Ufile &) = delete;
 	~Ufile();
@@ -30,13 +35,21 @@ public:
 	UfileHdr *hdr() const { return hdr_; }
 	HandleTable table() const;
 	PageState &page(uint32_t page_id) const;
-	/* This process's view of a VAR page (the whole file is mapped). */
+	MapRec *maps(uint32_t page_id) const;
+	/* This process's view of a VAR page. */
 	uint32_t *var_words(uint32_t page_id) const;
 
+	/* Run @fn on every Ufile this process has mapped, with the list
+	 * locked by lock_all() (held across fork() by sim_var_pages.cpp). */
+	static void lock_all();
+	static void unlock_all();
+	static void for_each(const std::function<void(Ufile &)> &fn);
+
 private:
-	int map_control(int fd);
+	int map_view(int fd);
 
 	int fd_ = -1;
+	uint8_t *base_ = nullptr;
 	UfileHdr *hdr_ = nullptr;
 };
 

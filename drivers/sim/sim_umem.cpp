@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* DEVX UMEMs: register, deregister, export, import, unimport. */
+/*
+ * DEVX UMEMs: register, deregister, export, import, unimport, with the
+ * kernel's checks (mlx5_ib devx_umem_get, ib_umem_get).
+ */
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <cstring>
 #include <memory>
 
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sim_context.h"
@@ -14,18 +22,63 @@ namespace dvs::sim {
 
 namespace {
 
-constexpr uint32_t kKnownAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
-				  IBV_ACCESS_RELAXED_ORDERING;
+/* MLX5_IB_ATTR_DEVX_UMEM_REG_ACCESS takes these (uverbs_get_flags32);
+ * anything else is EINVAL. */
+constexpr uint32_t kUmemAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING;
 
-/* The kernel pins the pages of a UMEM; memory that is not mapped fails
- * with EFAULT. mincore() answers "is every page of the range mapped". */
-bool range_mapped(void *addr, size_t size)
+/* Pages this process has pinned through UMEMs (mm->pinned_vm). */
+std::atomic<uint64_t> pinned_pages{0};
+
+size_t page_size()
 {
-	const size_t pg = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-	auto start = reinterpret_cast<uintptr_t>(addr) & ~(pg - 1);
-	auto end = reinterpret_cast<uintptr_t>(addr) + size;
-	unsigned char vec[64];
+	return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+/* ib_check_mr_access: remote write needs local write. */
+bool access_ok(uint32_t access)
+{
+	if ((access & ~kUmemAccess) != 0)
+		return false;
+	return !((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE));
+}
+
+bool has_ipc_lock()
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return false;
+	return (data[CAP_IPC_LOCK / 32].effective >> (CAP_IPC_LOCK % 32)) & 1;
+}
+
+/* ib_umem_get's accounting: pinning past RLIMIT_MEMLOCK without
+ * CAP_IPC_LOCK is ENOMEM; a limit of 0 is EPERM (can_do_mlock). */
+int charge_pinned(uint64_t npages)
+{
+	struct rlimit rl;
+
+	if (has_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+		pinned_pages += npages;
+		return 0;
+	}
+	if (rl.rlim_cur == 0)
+		return EPERM;
+	uint64_t now = pinned_pages += npages;
+	if (now > rl.rlim_cur / page_size()) {
+		pinned_pages -= npages;
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/* Pinning fails with EFAULT on memory that is not mapped; mincore()
+ * answers "is every page of the range mapped". */
+bool range_mapped(uintptr_t start, uintptr_t end)
+{
+	const size_t pg = page_size();
+	static thread_local unsigned char vec[4096];
 
 	for (uintptr_t p = start; p < end; p += pg * sizeof(vec)) {
 		size_t len = std::min<size_t>(end - p, pg * sizeof(vec));
@@ -33,6 +86,28 @@ bool range_mapped(void *addr, size_t size)
 			return false;
 	}
 	return true;
+}
+
+/* ib_umem_get's argument checks and pinning: 0 or an errno. */
+int pin(void *addr, size_t size, uint64_t *npages)
+{
+	const uintptr_t pg = page_size();
+	uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+
+	if (a + size < a || ((a + size + pg - 1) & ~(pg - 1)) < a + size)
+		return EINVAL; /* the range wraps */
+	uintptr_t start = a & ~(pg - 1), end = (a + size + pg - 1) & ~(pg - 1);
+	*npages = (end - start) / pg;
+	if (*npages == 0 || *npages > UINT_MAX)
+		return EINVAL;
+	int err = charge_pinned(*npages);
+	if (err != 0)
+		return err;
+	if (!range_mapped(start, end)) {
+		pinned_pages -= *npages;
+		return EFAULT;
+	}
+	return 0;
 }
 
 SimUmem *to_umem(struct mlx5dv_devx_umem *umem)
@@ -52,24 +127,20 @@ struct mlx5dv_devx_umem *make_umem(SimContext *sc, uint32_t handle, uint32_t ume
 
 } // namespace
 
-Kobj *find_umem(const HandleTable &t, uint32_t umem_id)
-{
-	Kobj *k = t.at_slot(slot_of_id(umem_id), KobjType::Umem);
-
-	return k != nullptr && k->id == umem_id ? k : nullptr;
-}
-
 struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t size,
 				  uint32_t access)
 {
 	SimContext *sc = to_sim(ctx);
+	uint64_t npages = 0;
 
-	if (sc == nullptr || addr == nullptr || size == 0 || (access & ~kKnownAccess) != 0)
-		return fail_null<struct mlx5dv_devx_umem>(EINVAL);
-	if (!sc->ufile.hdr()->devx)
+	if (sc == nullptr)
 		return fail_null<struct mlx5dv_devx_umem>(EOPNOTSUPP);
-	if (!range_mapped(addr, size))
-		return fail_null<struct mlx5dv_devx_umem>(EFAULT);
+	/* MLX5_IB_METHOD_DEVX_UMEM_REG needs a DEVX context. */
+	if (!sc->ufile.hdr()->devx || !access_ok(access))
+		return fail_null<struct mlx5dv_devx_umem>(EINVAL);
+	int err = pin(addr, size, &npages);
+	if (err != 0)
+		return fail_null<struct mlx5dv_devx_umem>(err);
 	Kobj k{};
 	k.addr = reinterpret_cast<uintptr_t>(addr);
 	k.size = size;
@@ -78,12 +149,19 @@ struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t si
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
 	uint32_t handle = t.insert(k, KobjType::Umem);
-	if (handle == 0)
-		return fail_null<struct mlx5dv_devx_umem>(ENOSPC);
-	t.lookup(handle, KobjType::Umem)->id = umem_id_of(handle);
-	return make_umem(sc, handle, umem_id_of(handle));
+	if (handle == HandleTable::kNone) {
+		pinned_pages -= npages;
+		return fail_null<struct mlx5dv_devx_umem>(ENOMEM);
+	}
+	Kobj *live = t.at(handle);
+	live->id = t.make_id(handle, false);
+	return make_umem(sc, handle, live->id);
 }
 
+/* The kernel destroys whatever UMEM the handle names now; firmware
+ * refuses while an object uses it (DESTROY_UMEM: RESOURCE_BUSY, which
+ * mlx5_cmd_exec turns into EBUSY), and the local struct stays the
+ * caller's. */
 int umem_dereg(struct mlx5dv_devx_umem *umem)
 {
 	if (umem == nullptr)
@@ -92,13 +170,18 @@ int umem_dereg(struct mlx5dv_devx_umem *umem)
 	{
 		UfileLock lock(u->ctx->ufile.hdr());
 		HandleTable t = u->ctx->ufile.table();
-		const Kobj *k = t.lookup(u->handle, KobjType::Umem);
-		if (k == nullptr)
-			return fail(EINVAL);
-		/* An object still points into this memory. */
+		Kobj *k = nullptr;
+		int rc = t.lookup(u->handle, KobjType::Umem, &k);
+		if (rc != 0)
+			return fail(-rc);
 		if (k->users != 0)
 			return fail(EBUSY);
-		t.remove(u->handle, KobjType::Umem);
+		if (k->owner_pid == getpid()) {
+			const uint64_t pg = page_size();
+			uint64_t start = k->addr & ~(pg - 1);
+			pinned_pages -= (k->addr + k->size + pg - 1 - start) / pg;
+		}
+		t.remove(u->handle);
 	}
 	std::unique_ptr<SimUmem> owned(u);
 	return 0;
@@ -108,17 +191,16 @@ int umem_export(struct mlx5dv_devx_umem *umem, void *data)
 {
 	if (umem == nullptr)
 		return fail(EINVAL);
-	SimUmem *u = to_umem(umem);
-	return export_blob<UmemBlob>(u->ctx, u->handle, KobjType::Umem, data,
-				     [&](UmemBlob &b) { b.umem_id = umem->umem_id; });
+	return export_blob<UmemBlob>(data, [&](UmemBlob &b) {
+		b.handle = to_umem(umem)->handle;
+		b.umem_id = umem->umem_id;
+	});
 }
 
 struct mlx5dv_devx_umem *umem_import(struct ibv_context *ctx, void *data)
 {
 	return import_blob<UmemBlob, struct mlx5dv_devx_umem>(
-		ctx, data, KobjType::Umem,
-		[](const Kobj &k, const UmemBlob &b) { return k.id == b.umem_id; },
-		[](SimContext *sc, const UmemBlob &b, const Kobj &) {
+		ctx, data, [](SimContext *sc, const UmemBlob &b) {
 			return make_umem(sc, b.handle, b.umem_id);
 		});
 }

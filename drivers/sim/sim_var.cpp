@@ -1,54 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* VAR doorbell pages: alloc, free, export, import, unimport. */
-#include <atomic>
+/*
+ * VAR doorbell pages: alloc, free, export, import, unimport (libmlx5 +
+ * mlx5_ib's VAR object), and the kernel's mmap handler for a cmd_fd.
+ */
 #include <cstring>
 #include <memory>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "sim_context.h"
 #include "sim_export.h"
+#include "sim_var_pages.h"
 
 namespace dvs::sim {
 
 namespace {
 
-/* Lowest free page, as the kernel's bitmap allocator hands them out; a
- * freed page is the next one given away, which is what fencing guards. */
-int take_page(const Ufile &u)
-{
-	for (uint32_t p = 0; p < kVarPages; p++) {
-		PageState &ps = u.page(p);
-		std::atomic_ref<uint32_t> used(ps.used);
+/* rdma-core's MLX5DV_VAR_ALLOC_FLAG_TLP (mlx5_api.h), missing from older
+ * headers. */
+constexpr uint32_t kVarFlagTlp = 1u << 0;
 
-		if (used.load(std::memory_order_acquire) != 0)
-			continue;
-		uint32_t *words = u.var_words(p);
-		for (uint32_t w = 0; w < DVS_SIM_DB_WORDS; w++)
-			std::atomic_ref<uint32_t>(words[w]).store(DVS_SIM_DB_IDLE,
-								  std::memory_order_relaxed);
-		std::atomic_ref<uint64_t>(ps.kicks).store(0, std::memory_order_relaxed);
-		std::atomic_ref<uint32_t>(ps.last).store(0, std::memory_order_relaxed);
-		used.store(1, std::memory_order_release);
-		return static_cast<int>(p);
-	}
-	return -1;
-}
-
-void release_page(const Ufile &u, uint32_t page_id)
-{
-	std::atomic_ref<uint32_t>(u.page(page_id).used).store(0, std::memory_order_release);
-}
-
-struct mlx5dv_var *make_var(SimContext *sc, uint32_t handle, uint32_t page_id)
+struct mlx5dv_var *make_var(SimContext *sc, uint32_t handle, uint32_t page_id,
+			    uint32_t length, uint64_t mmap_off)
 {
 	auto v = std::make_unique<SimVar>();
 
 	v->ctx = sc;
 	v->handle = handle;
 	v->dv.page_id = page_id;
-	v->dv.length = kPage;
-	v->dv.mmap_off = static_cast<off_t>(kVarAreaOff + kPage * page_id);
+	v->dv.length = length;
+	v->dv.mmap_off = static_cast<off_t>(mmap_off);
 	return &v.release()->dv;
 }
 
@@ -59,27 +41,35 @@ SimVar *to_var(struct mlx5dv_var *var)
 
 } // namespace
 
+/* mlx5dv_alloc_var: flags other than TLP are EOPNOTSUPP in libmlx5; the
+ * kernel takes the lowest free page (alloc_var_entry: find_first_zero_bit),
+ * -ENOSPC when there is none. */
 struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags)
 {
 	SimContext *sc = to_sim(ctx);
 
-	if (sc == nullptr || flags != 0)
-		return fail_null<struct mlx5dv_var>(EINVAL);
+	if (sc == nullptr || (flags & ~kVarFlagTlp) != 0)
+		return fail_null<struct mlx5dv_var>(EOPNOTSUPP);
 	UfileLock lock(sc->ufile.hdr());
-	int page = take_page(sc->ufile);
-	if (page < 0)
-		return fail_null<struct mlx5dv_var>(ENOMEM);
+	HandleTable t = sc->ufile.table();
 	Kobj k{};
-	k.id = static_cast<uint32_t>(page);
 	k.owner_pid = getpid();
-	uint32_t handle = sc->ufile.table().insert(k, KobjType::Var);
-	if (handle == 0) {
-		release_page(sc->ufile, static_cast<uint32_t>(page));
+	uint32_t handle = t.insert(k, KobjType::Var);
+	if (handle == HandleTable::kNone)
+		return fail_null<struct mlx5dv_var>(ENOMEM);
+	int page = take_page(sc->ufile, handle);
+	if (page < 0) {
+		t.remove(handle);
 		return fail_null<struct mlx5dv_var>(ENOSPC);
 	}
-	return make_var(sc, handle, static_cast<uint32_t>(page));
+	t.at(handle)->id = static_cast<uint32_t>(page);
+	return make_var(sc, handle, static_cast<uint32_t>(page), kPage,
+			var_mmap_off(static_cast<uint32_t>(page)));
 }
 
+/* mlx5dv_free_var: destroys whatever VAR the handle names now (a stale
+ * handle reaches the object that reused the number) and frees the local
+ * struct even when the kernel refuses, as libmlx5 does. */
 void free_var(struct mlx5dv_var *var)
 {
 	if (var == nullptr)
@@ -87,20 +77,19 @@ void free_var(struct mlx5dv_var *var)
 	std::unique_ptr<SimVar> v(to_var(var));
 	UfileLock lock(v->ctx->ufile.hdr());
 	HandleTable t = v->ctx->ufile.table();
-	Kobj *k = t.lookup(v->handle, KobjType::Var);
-	if (k == nullptr)
-		return; /* already freed through another context */
-	uint32_t page = k->id;
-	t.remove(v->handle, KobjType::Var);
-	release_page(v->ctx->ufile, page);
+	Kobj *k = nullptr;
+	if (t.lookup(v->handle, KobjType::Var, &k) != 0)
+		return;
+	release_page(v->ctx->ufile, k->id);
+	t.remove(v->handle);
 }
 
 int var_export(struct mlx5dv_var *var, void *data)
 {
 	if (var == nullptr)
 		return fail(EINVAL);
-	SimVar *v = to_var(var);
-	return export_blob<VarBlob>(v->ctx, v->handle, KobjType::Var, data, [&](VarBlob &b) {
+	return export_blob<VarBlob>(data, [&](VarBlob &b) {
+		b.handle = to_var(var)->handle;
 		b.page_id = var->page_id;
 		b.length = var->length;
 		b.mmap_off = static_cast<uint64_t>(var->mmap_off);
@@ -109,20 +98,40 @@ int var_export(struct mlx5dv_var *var, void *data)
 
 struct mlx5dv_var *var_import(struct ibv_context *ctx, void *data)
 {
-	return import_blob<VarBlob, struct mlx5dv_var>(
-		ctx, data, KobjType::Var,
-		[](const Kobj &k, const VarBlob &b) {
-			return k.id == b.page_id && b.length == kPage &&
-			       b.mmap_off == kVarAreaOff + kPage * b.page_id;
-		},
-		[](SimContext *sc, const VarBlob &b, const Kobj &) {
-			return make_var(sc, b.handle, b.page_id);
-		});
+	return import_blob<VarBlob, struct mlx5dv_var>(ctx, data, [](SimContext *sc, const VarBlob &b) {
+		return make_var(sc, b.handle, b.page_id, b.length, b.mmap_off);
+	});
 }
 
 void var_unimport(struct mlx5dv_var *var)
 {
 	std::unique_ptr<SimVar> v(to_var(var));
+}
+
+/*
+ * mmap(cmd_fd): rdma_user_mmap_entry_get finds no live entry for an offset
+ * whose VAR was freed (or never existed) and mlx5_ib_mmap_offset fails
+ * with EINVAL; rdma_user_mmap_io wants a shared mapping of exactly the
+ * entry's length. A mapping that succeeds keeps the page out of the pool
+ * until it is gone.
+ */
+void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_t offset)
+{
+	SimContext *sc = to_sim(ctx);
+
+	if (sc == nullptr || offset < 0)
+		return fail_null<void>(EINVAL);
+	int page = page_of_offset(static_cast<uint64_t>(offset));
+	if (page < 0 || length != kPage || (flags & MAP_TYPE) != MAP_SHARED)
+		return fail_null<void>(EINVAL);
+	UfileLock lock(sc->ufile.hdr());
+	if (sc->ufile.page(static_cast<uint32_t>(page)).use != static_cast<uint32_t>(PageUse::Owned))
+		return fail_null<void>(EINVAL);
+	void *p = ::mmap(nullptr, length, prot, flags, sc->ufile.fd(), offset);
+	if (p == MAP_FAILED)
+		return nullptr;
+	record_mapping(sc->ufile, static_cast<uint32_t>(page), p);
+	return p;
 }
 
 } // namespace dvs::sim

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "caps.h"
 #include "dvs_glue.h"
 #include "dvshare.h"
 #include "engine_service.h"
@@ -44,8 +45,7 @@ public:
 	dvshare_var *var_publish(const char *name, struct mlx5dv_var *dv);
 	dvshare_obj *obj_create(const char *name, const void *in, size_t inlen, void *out,
 				size_t outlen);
-	dvshare_obj *obj_publish(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
-				 uint16_t obj_type);
+	dvshare_obj *obj_publish(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id);
 	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access);
 	int set_meta(const char *name, const void *meta, size_t len);
 
@@ -76,6 +76,8 @@ public:
 
 	/* Both sides. */
 	dvs::Handle *lookup(const char *name, enum dvshare_type type);
+	/* A device command on this process's context (QUERY_HCA_CAP). */
+	int general_cmd(const void *in, size_t inlen, void *out, size_t outlen);
 	int get_meta(const char *name, void *buf, size_t len);
 	int foreach(dvshare_foreach_cb cb, void *arg);
 	/* Primary: destroy everything and withdraw the registry. */
@@ -90,6 +92,8 @@ public:
 	bool primary() const { return primary_; }
 	const dvs::Registry &registry() const { return reg_; }
 	int cmd_fd() const { return ctx_->cmd_fd; }
+	/* Where the doorbell register sits in a VAR page of this device. */
+	uint32_t db_offset() const { return reg_.hdr()->db_offset; }
 	uint32_t attached_objects() const { return imported_; }
 
 private:
@@ -102,7 +106,8 @@ private:
 	H *publish(std::unique_ptr<H> h, const dvs::RegEntry &e, bool give_back);
 	dvshare_var *publish_var(std::unique_ptr<dvshare_var> h, const char *name, bool give_back);
 	dvshare_obj *publish_obj(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
-				 uint16_t obj_type, bool give_back);
+				 uint16_t obj_type, uint16_t create_op, bool give_back);
+	int var_precheck(const char *name) const;
 	int import_slot(uint32_t slot, const dvs::RegEntry &e, dvs::Handle **out);
 	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
 	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
@@ -117,6 +122,7 @@ private:
 	struct ibv_context *ctx_ = nullptr;
 	bool owns_ctx_ = false;
 	bool primary_ = false;
+	dvs::DeviceCaps caps_;
 	struct mlx5dv_export_sizes sizes_ = {};
 	dvs::Registry reg_;
 	std::mutex ctl_; /* serialises registry writes and imports */
@@ -144,5 +150,14 @@ private:
 	unsigned int close_timeout_ms_ = 2000;
 	uint32_t imported_ = 0;
 };
+
+namespace dvs {
+
+/* ibv_import_device() on @cmd_fd. On success the context owns the fd and
+ * @cmd_fd is empty; on failure @cmd_fd is closed here unless rdma-core
+ * already closed it (it owns the fd once it has matched the device). */
+struct ibv_context *import_context(const struct dvs_glue *g, Fd *cmd_fd, std::string *why);
+
+} // namespace dvs
 
 #endif

@@ -80,6 +80,9 @@ struct dvshare_info {
 	uint16_t obj_type;      /**< OBJ: PRM general-object type (0 if unknown) */
 	uint16_t meta_len;      /**< bytes of application metadata */
 	uint64_t size;          /**< VAR: page length; UMEM: registered length */
+	uint16_t create_op;     /**< OBJ: opcode of its create command, e.g.
+				 *   DVSHARE_PRM_CMD_ALLOC_PD (0 if published
+				 *   with dvshare_obj_publish()) */
 };
 
 /**
@@ -125,13 +128,18 @@ typedef void (*dvshare_event_cb)(struct dvshare_dev *dev, enum dvshare_event eve
  * Open an ibdev with DEVX and start sharing it (primary only).
  *
  * "simN" opens the software device; any other name the real rdma-core
- * (>= 63 for export/import), loaded at run time.
+ * (>= 63 for export/import), loaded at run time. The device's
+ * capabilities are read (QUERY_HCA_CAP): VAR pages are offered only when
+ * it has VIRTIO_NET_Q, and their doorbell offset comes from its virtio
+ * emulation caps.
  *
  * @param ibdev  device name, e.g. "sim0" or "mlx5_0"
  * @param conf   configuration, or NULL for defaults
- * @return the device, or NULL with rte_errno: EEXIST (already shared),
- *   ENODEV (no such device), ENOTSUP (rdma-core too old), EPERM (not the
- *   primary), EINVAL (bad conf), ENOMEM.
+ * @return the device, or NULL with rte_errno (the reason is logged whole):
+ *   EEXIST (already shared), ENOENT (rdma-core libraries not installed),
+ *   ENOSYS (no RDMA support in the kernel), ENODEV (no such device; the
+ *   log lists those there are), ENOTSUP (rdma-core older than 63), EPERM
+ *   (not the primary), EINVAL (bad conf), ENOMEM.
  */
 struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev_conf *conf);
 
@@ -147,10 +155,12 @@ struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvsh
 /**
  * Allocate a VAR doorbell page, map it and publish it as @p name.
  *
- * @param flags  passed to mlx5dv_alloc_var() (0)
+ * @param flags  passed to mlx5dv_alloc_var(): 0, or
+ *   MLX5DV_VAR_ALLOC_FLAG_TLP (1 << 0) on rdma-core and kernels that know it
  * @return a handle holding one reference, or NULL with rte_errno: EEXIST
- *   (name taken), EINVAL/ENAMETOOLONG (bad name), ENOSPC (registry full),
- *   EPERM (secondary), or the device's errno.
+ *   (name taken), EINVAL/ENAMETOOLONG (bad name), ENOSPC (registry full,
+ *   or no free VAR page), EOPNOTSUPP (no VIRTIO_NET_Q on the device, or
+ *   unknown flags), EPERM (secondary), or the device's errno.
  */
 struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags);
 
@@ -164,8 +174,19 @@ struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *nam
 
 /**
  * Create a DEVX object from a PRM command and publish it as @p name.
- * @p out receives the command output (status, syndrome, obj_id) also on a
- * device failure, for the caller to inspect.
+ *
+ * Takes CREATE_GENERAL_OBJECT (e.g. dvshare_prm_virtq_create()), ALLOC_PD
+ * and ALLOC_FLOW_COUNTER, and reads the new object's id where that
+ * command's output puts it (dvshare_prm_created_id()); other create
+ * commands are refused before reaching the device (create them with
+ * mlx5dv_devx_obj_create() and use dvshare_obj_publish()). The kernel
+ * destroys the object with the command that matches its create.
+ *
+ * @p out receives the command output, also when the device failed the
+ * command (rte_errno EREMOTEIO: status and syndrome are in @p out).
+ * @return a handle, or NULL with rte_errno: EOPNOTSUPP (opcode not taken),
+ *   EREMOTEIO (device failure), EINVAL (the kernel refused the command, or
+ *   bad buffers), EEXIST, ENOSPC, EPERM, or another errno of the device.
  */
 struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name,
 				       const void *in, size_t inlen, void *out, size_t outlen);
@@ -325,8 +346,16 @@ void dvshare_obj_release(struct dvshare_obj *obj);
 /** Drop a reference to a UMEM handle. */
 void dvshare_umem_release(struct dvshare_umem *umem);
 
-/** The VAR page as mapped in this process (for dvshare_doorbell32()). */
+/** The VAR page as mapped in this process (its doorbell: dvshare_var_doorbell()). */
 void *dvshare_var_addr(const struct dvshare_var *var);
+/**
+ * The VAR's doorbell register as mapped in this process: its page plus
+ * the device's in-page doorbell offset (doorbell_bar_offset &
+ * (page_size - 1) from the virtio emulation caps, recorded by the primary).
+ * Write a virtio queue index there to kick that queue:
+ * dvshare_doorbell32(dvshare_var_doorbell(var), 0, queue_index).
+ */
+void *dvshare_var_doorbell(const struct dvshare_var *var);
 /** Length of the mapped VAR page. */
 size_t dvshare_var_length(const struct dvshare_var *var);
 /** This process's mlx5dv_var (imported in a secondary). */
@@ -352,6 +381,17 @@ int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, vo
 		       size_t outlen);
 
 /**
+ * Run a device command that is not about an object (e.g. QUERY_HCA_CAP,
+ * dvshare_prm_query_hca_cap()) on this process's own context: the
+ * equivalent of mlx5dv_devx_general_cmd(), in primary and secondaries.
+ * @return 0, or a negative errno: -EREMOTEIO (the device failed it; status
+ *   and syndrome are in @p out), -EINVAL (a command the kernel does not
+ *   pass, or bad buffers), -EOPNOTSUPP.
+ */
+int dvshare_dev_general_cmd(struct dvshare_dev *dev, const void *in, size_t inlen, void *out,
+			    size_t outlen);
+
+/**
  * Copy an object's application metadata into @p buf (at most @p len bytes).
  * @return the metadata length (which may exceed @p len), or -ENOENT.
  */
@@ -372,9 +412,10 @@ int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *a
 /**
  * Ring a doorbell: an I/O write barrier and one 32-bit store at
  * @p db + @p offset. No library state is read; no call, lock or syscall.
- * @param db      dvshare_var_addr() of a VAR (look it up once, outside the loop)
- * @param offset  byte offset of the doorbell register in the page
- * @param value   value to write (e.g. a virtio queue index)
+ * @param db      dvshare_var_doorbell() of a VAR (look it up once, outside
+ *                the loop)
+ * @param offset  byte offset from @p db (0 for a VIRTIO_NET_Q kick)
+ * @param value   value to write (a virtio queue index)
  */
 static inline void dvshare_doorbell32(void *db, uint32_t offset, uint32_t value)
 {

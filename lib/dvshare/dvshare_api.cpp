@@ -160,7 +160,7 @@ struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *nam
 {
 	if (dev == nullptr)
 		return fail_null<dvshare_obj>(EINVAL);
-	return guard_ptr<dvshare_obj>([&] { return dev->obj_publish(name, obj, obj_id, 0); });
+	return guard_ptr<dvshare_obj>([&] { return dev->obj_publish(name, obj, obj_id); });
 }
 
 struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
@@ -360,6 +360,11 @@ void *dvshare_var_addr(const struct dvshare_var *var)
 	return var != nullptr ? var->page.addr() : nullptr;
 }
 
+void *dvshare_var_doorbell(const struct dvshare_var *var)
+{
+	return var != nullptr ? var->db : nullptr;
+}
+
 size_t dvshare_var_length(const struct dvshare_var *var)
 {
 	return var != nullptr ? var->page.length() : 0;
@@ -399,6 +404,14 @@ int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, vo
 	return obj_cmd(obj, [&](const struct dvs_glue *g) {
 		return g->devx_obj_modify(obj->dv, in, inlen, out, outlen);
 	});
+}
+
+int dvshare_dev_general_cmd(struct dvshare_dev *dev, const void *in, size_t inlen, void *out,
+			    size_t outlen)
+{
+	if (dev == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return dev->general_cmd(in, inlen, out, outlen); });
 }
 
 int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len)

@@ -29,6 +29,16 @@ void put_dv(const dvs::Handle &h, T *dv, int (*destroy)(T *), void (*unimport)(T
 
 } // namespace
 
+const char *dvs::type_str(uint32_t type)
+{
+	switch (type) {
+	case DVSHARE_TYPE_VAR: return "VAR";
+	case DVSHARE_TYPE_OBJ: return "DEVX object";
+	case DVSHARE_TYPE_UMEM: return "UMEM";
+	default: return "object";
+	}
+}
+
 dvshare_var::~dvshare_var()
 {
 	const struct dvs_glue *g = dev->glue();

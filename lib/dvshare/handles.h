@@ -20,6 +20,9 @@ struct dvshare_dev;
 
 namespace dvs {
 
+/* "VAR", "DEVX object" or "UMEM", for messages. */
+const char *type_str(uint32_t type);
+
 struct Handle {
 	Handle(dvshare_dev *d, enum dvshare_type t, bool own) : dev(d), type(t), owner(own) {}
 	virtual ~Handle() = default;
@@ -51,6 +54,7 @@ struct dvshare_var : dvs::Handle {
 
 	struct mlx5dv_var *dv = nullptr;
 	dvs::Mapping page; /* this process's mapping of the VAR page */
+	void *db = nullptr; /* its doorbell register: page + device db offset */
 };
 
 struct dvshare_obj : dvs::Handle {
@@ -60,6 +64,7 @@ struct dvshare_obj : dvs::Handle {
 	struct mlx5dv_devx_obj *dv = nullptr;
 	uint32_t obj_id = 0;
 	uint16_t obj_type = 0;
+	uint16_t create_op = 0;
 };
 
 struct dvshare_umem : dvs::Handle {

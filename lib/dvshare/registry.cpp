@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_pause.h>
 
@@ -94,7 +95,8 @@ int validate_header(const RegHeader &h, size_t file_size, std::string *why)
 	}
 	if (h.export_var > kBlobMax || h.export_obj > kBlobMax || h.export_umem > kBlobMax ||
 	    !terminated(h.provider, sizeof(h.provider)) || !terminated(h.ibdev, sizeof(h.ibdev)) ||
-	    h.ibdev[0] == '\0') {
+	    h.ibdev[0] == '\0' || h.db_offset % 4 != 0 ||
+	    h.db_offset >= static_cast<uint32_t>(sysconf(_SC_PAGESIZE))) {
 		*why = "registry header fields out of range";
 		return -EINVAL;
 	}
@@ -121,7 +123,8 @@ bool validate_entry(const RegEntry &e)
 }
 
 int Registry::create(const char *ibdev, const char *provider,
-		     const struct mlx5dv_export_sizes &sizes, uint32_t max_objects)
+		     const struct mlx5dv_export_sizes &sizes, uint32_t max_objects,
+		     uint32_t db_offset)
 {
 	const uint32_t nslots = pow2_at_least(max_objects * 2);
 	const size_t size = reg_file_size(nslots);
@@ -144,6 +147,7 @@ int Registry::create(const char *ibdev, const char *provider,
 	h->export_obj = sizes.devx_obj_attrs_size;
 	h->export_umem = sizes.devx_umem_attrs_size;
 	h->lib_version = kLibVersion;
+	h->db_offset = db_offset;
 	h->primary_pid = getpid();
 	snprintf(h->provider, sizeof(h->provider), "%s", provider);
 	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
@@ -309,6 +313,7 @@ int Registry::insert(const RegEntry &init, uint32_t *slot)
 	e.state = static_cast<uint32_t>(EntryState::Live);
 	e.hash = hash;
 	e.gen = ents[s].gen + 1;
+	e.pub_seq = ++h->publish_seq;
 	/* Widen the probe window and mark the slot used before the entry
 	 * appears in either. */
 	if (dist > h->max_probe)

@@ -35,9 +35,11 @@ bool validate_entry(const RegEntry &e);
 
 class Registry {
 public:
-	/* Primary: a new sealed registry for @max_objects objects. */
+	/* Primary: a new sealed registry for @max_objects objects; VAR
+	 * doorbells are @db_offset bytes into their page. */
 	int create(const char *ibdev, const char *provider,
-		   const struct mlx5dv_export_sizes &sizes, uint32_t max_objects);
+		   const struct mlx5dv_export_sizes &sizes, uint32_t max_objects,
+		   uint32_t db_offset);
 	/* Secondary: map @fd read-only after validating it (takes the fd). */
 	int attach(Fd fd, std::string *why);
 

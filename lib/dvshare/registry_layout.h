@@ -27,7 +27,7 @@
 namespace dvs {
 
 constexpr char kRegMagic[8] = { 'D', 'V', 'S', 'H', 'R', 'E', 'G', '\0' };
-constexpr uint32_t kRegLayoutVersion = 1;
+constexpr uint32_t kRegLayoutVersion = 2;
 constexpr uint32_t kRegHeaderSize = 4096;
 constexpr uint32_t kBlobMax = 64;  /* largest export blob a slot holds */
 #ifdef DVS_TEST_LIB_VERSION
@@ -60,8 +60,9 @@ struct RegHeader {
 	int32_t primary_pid;
 	uint32_t live;
 	uint32_t closed;        /* 1 once the primary closed the device */
-	uint32_t reserved0;
+	uint32_t db_offset;     /* doorbell register in a VAR page (virtio caps) */
 	uint64_t change_seq;    /* bumped by every change (cheap staleness test) */
+	uint64_t publish_seq;   /* last RegEntry::seq handed out */
 	char provider[16];      /* "sim" or "mlx5" */
 	char ibdev[64];
 };
@@ -74,17 +75,18 @@ struct RegEntry {
 	uint32_t gen;       /* bumped each time the slot is taken */
 	uint32_t hash;
 	uint32_t id;        /* VAR: page_id; OBJ: obj_id; UMEM: umem_id */
-	uint16_t obj_type;
+	uint16_t obj_type;  /* OBJ: general-object type */
 	uint16_t blob_len;
 	uint16_t meta_len;
-	uint16_t reserved0;
+	uint16_t create_op; /* OBJ: opcode of the create command (0: unknown) */
 	uint64_t mmap_off;  /* VAR */
 	uint64_t size;      /* VAR: length; UMEM: size */
 	char name[DVSHARE_NAME_MAX];
 	uint8_t blob[kBlobMax];
 	uint8_t meta[DVSHARE_META_MAX];
 	uint32_t revoke_id; /* which destroy attempt marked it Revoking */
-	uint8_t reserved1[12];
+	uint32_t reserved1;
+	uint64_t pub_seq;   /* publish order: close destroys newest first */
 };
 static_assert(sizeof(RegEntry) == 320);
 

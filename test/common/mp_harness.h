@@ -306,6 +306,7 @@ struct mp_scene {
 	struct peer prim;
 	struct peer sec[4];
 	int nsec;
+	int engine; /* the primary runs a software-device engine */
 };
 
 /* Fresh prefix (leftovers removed), primary started. 0 or -1. */

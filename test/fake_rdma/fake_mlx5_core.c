@@ -74,3 +74,10 @@ int mlx5dv_devx_umem_dereg(struct mlx5dv_devx_umem *umem)
 	return ENOSYS;
 }
 #endif
+
+int mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in, size_t inlen,
+			    void *out, size_t outlen)
+{
+	(void)context; (void)in; (void)inlen; (void)out; (void)outlen;
+	return ENOSYS;
+}

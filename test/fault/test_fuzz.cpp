@@ -150,7 +150,7 @@ Registry make_registry()
 	Registry r;
 	const struct mlx5dv_export_sizes sizes = { 32, 16, 32 };
 
-	CU_ASSERT_FATAL(r.create("sim0", "sim", sizes, 8) == 0);
+	CU_ASSERT_FATAL(r.create("sim0", "sim", sizes, 8, 0x800) == 0);
 	for (int i = 0; i < 6; i++) {
 		RegEntry e{};
 		uint32_t slot;

@@ -21,9 +21,10 @@
 #include <rte_errno.h>
 
 #include "app_bulk.h"
-#include "dvs_prm.h"
+#include "app_objects.h"
 #include "dvs_sim.h"
 #include "dvshare.h"
+#include "dvshare_prm.h"
 
 #define MAX_DEVS 8
 
@@ -98,40 +99,64 @@ static int count_cb(struct dvshare_dev *d, const struct dvshare_info *info, void
 	return 0;
 }
 
+/* "ok <queue_index> <queue_size> <state> <hw_available_index>" */
+static void reply_virtq(struct dvshare_obj *o)
+{
+	struct dvshare_prm_virtq q;
+
+	if (app_virtq_query(o, &q) != 0)
+		reply_err("query");
+	else
+		reply("ok %u %u %u %u", q.queue_index, q.queue_size, q.state, q.hw_available_index);
+}
+
 static void cmd_obj_query(struct dvshare_dev *d, const char *name)
 {
-	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
 	struct dvshare_obj *o = dvshare_obj_lookup(d, name);
-	const uint8_t *ctx = out + DVS_PRM_HDR_SIZE;
 
 	if (o == NULL)
 		return reply_err("lookup");
-	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, dvshare_obj_id(o));
-	if (dvshare_obj_query(o, in, sizeof(in), out, sizeof(out)) != 0)
-		reply_err("query");
-	else
-		reply("ok %u %u %u", dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_INDEX),
-		      dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_SIZE),
-		      dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE));
+	reply_virtq(o);
 	dvshare_obj_release(o);
 }
 
-static void cmd_obj_modify(struct dvshare_dev *d, const char *name, unsigned int state)
+/* Change a queue's state (@field "state") or its available index
+ * ("avail"), as an application driving it would. */
+static void cmd_obj_modify(struct dvshare_dev *d, const char *name, const char *field,
+			   unsigned int value)
 {
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
 	struct dvshare_obj *o = dvshare_obj_lookup(d, name);
-	size_t len;
+	struct dvshare_prm_virtq want;
+	uint64_t select = strcmp(field, "avail") == 0 ? DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX
+						     : DVSHARE_PRM_VIRTQ_MODIFY_STATE;
 
 	if (o == NULL)
 		return reply_err("lookup");
-	len = dvs_prm_virtq_modify_state(in, dvshare_obj_id(o), (uint8_t)state);
-	if (dvshare_obj_modify(o, in, len, out, sizeof(out)) != 0)
+	memset(&want, 0, sizeof(want));
+	want.state = (uint8_t)value;
+	want.hw_available_index = (uint16_t)value;
+	if (app_virtq_modify(o, select, &want, NULL, NULL) != 0)
 		reply_err("modify");
 	else
 		reply("ok");
 	dvshare_obj_release(o);
 }
 
+static void cmd_counter(struct dvshare_dev *d, const char *name)
+{
+	struct dvshare_obj *o = dvshare_obj_lookup(d, name);
+	uint64_t packets = 0, octets = 0;
+
+	if (o == NULL)
+		return reply_err("lookup");
+	if (app_counter_read(o, &packets, &octets) != 0)
+		reply_err("counter");
+	else
+		reply("ok %lu %lu", (unsigned long)packets, (unsigned long)octets);
+	dvshare_obj_release(o);
+}
+
+/* Doorbells at the VAR's doorbell register (+ @off). */
 static void cmd_ring(struct dvshare_dev *d, const char *name, unsigned int off,
 		     unsigned int value, unsigned int count)
 {
@@ -140,20 +165,35 @@ static void cmd_ring(struct dvshare_dev *d, const char *name, unsigned int off,
 
 	if (v == NULL)
 		return reply_err("lookup");
-	db = dvshare_var_addr(v);
+	db = dvshare_var_doorbell(v);
 	for (unsigned int i = 0; i < count; i++)
 		dvshare_doorbell32(db, off, value);
 	dvshare_var_release(v);
 	reply("ok");
 }
 
-static void cmd_peek(struct dvshare_dev *d, const char *name, unsigned int off)
+/* "ok <has VIRTIO_NET_Q> <in-page doorbell offset>": what a scenario
+ * needs of the device, and how the doorbell address is made. */
+static void cmd_caps(struct dvshare_dev *d)
+{
+	struct dvshare_prm_hca_caps gen;
+	struct dvshare_prm_virtio_caps vio;
+	int rc = app_caps(d, &gen, &vio);
+
+	if (rc != 0 && rc != -EOPNOTSUPP)
+		return reply("err %d caps", -rc);
+	reply("ok %d %lu", rc == 0, (unsigned long)(vio.doorbell_bar_offset &
+						  (uint64_t)(sysconf(_SC_PAGESIZE) - 1)));
+}
+
+/* "ok <doorbell address - mapping start>" of a VAR in this process. */
+static void cmd_dboff(struct dvshare_dev *d, const char *name)
 {
 	struct dvshare_var *v = dvshare_var_lookup(d, name);
 
 	if (v == NULL)
 		return reply_err("lookup");
-	reply("ok %u", *(volatile uint32_t *)((uint8_t *)dvshare_var_addr(v) + off));
+	reply("ok %ld", (long)((uint8_t *)dvshare_var_doorbell(v) - (uint8_t *)dvshare_var_addr(v)));
 	dvshare_var_release(v);
 }
 
@@ -176,7 +216,8 @@ static void cmd_create(struct dvshare_dev *d, const char *what, const char *name
 		       unsigned int a, unsigned int b)
 {
 	static char mem[1 << 16] __attribute__((aligned(4096)));
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
+	uint32_t id = 0;
+	int rc;
 
 	if (strcmp(what, "var") == 0) {
 		struct dvshare_var *v = dvshare_var_alloc(d, name, 0);
@@ -185,12 +226,16 @@ static void cmd_create(struct dvshare_dev *d, const char *what, const char *name
 		reply("ok %u", dvshare_var_dv(v)->page_id);
 		dvshare_var_release(v);
 	} else if (strcmp(what, "obj") == 0) {
-		size_t len = dvs_prm_virtq_create(in, (uint16_t)a, (uint16_t)b, 0);
-		struct dvshare_obj *o = dvshare_obj_create(d, name, in, len, out, sizeof(out));
-		if (o == NULL)
-			return reply_err("obj create");
-		reply("ok %u", dvshare_obj_id(o));
-		dvshare_obj_release(o);
+		/* A VIRTIO_NET_Q, with the device's PD and three UMEMs. */
+		rc = app_virtq_create(d, name, (uint16_t)a, (uint16_t)b, &id, NULL, NULL);
+		if (rc != 0)
+			return reply("err %d obj create: %s", -rc, strerror(-rc));
+		reply("ok %u", id);
+	} else if (strcmp(what, "counter") == 0) {
+		rc = app_counter_create(d, name, &id);
+		if (rc != 0)
+			return reply("err %d counter create: %s", -rc, strerror(-rc));
+		reply("ok %u", id);
 	} else if (strcmp(what, "umem") == 0) {
 		struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, a ? a : sizeof(mem), 0);
 		if (u == NULL)
@@ -280,16 +325,11 @@ static void cmd_hold(struct dvshare_dev *d, const char *what, const char *name)
 
 static void cmd_query_held(unsigned int i)
 {
-	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
 	struct dvshare_obj *o = i < MAX_HELD ? held[i].obj : NULL;
 
 	if (o == NULL)
 		return reply("err %d no such held object", EINVAL);
-	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, dvshare_obj_id(o));
-	if (dvshare_obj_query(o, in, sizeof(in), out, sizeof(out)) != 0)
-		reply_err("query");
-	else
-		reply("ok");
+	reply_virtq(o);
 }
 
 /* Entries in a directory, or lines in a file. */
@@ -434,11 +474,12 @@ static void cmd_publish(struct dvshare_dev *d, const char *what, const char *nam
 		reply("ok %u", dv->page_id);
 		dvshare_var_release(v);
 	} else {
-		uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
-		size_t len = dvs_prm_virtq_create(in, 42, 128, 0);
+		/* A flow counter the application allocated itself. */
+		uint8_t in[DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+		size_t len = dvshare_prm_alloc_flow_counter(in, 0);
 		struct mlx5dv_devx_obj *dv = g->devx_obj_create(ctx, in, len, out, sizeof(out));
-		struct dvshare_obj *o =
-			dv != NULL ? dvshare_obj_publish(d, name, dv, dvs_prm_out_obj_id(out)) : NULL;
+		uint32_t id = dvshare_prm_created_id(DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, out);
+		struct dvshare_obj *o = dv != NULL ? dvshare_obj_publish(d, name, dv, id) : NULL;
 		if (o == NULL) {
 			reply_err("obj publish");
 			if (dv != NULL)
@@ -459,14 +500,9 @@ static int run_held(const char *line)
 		if (x >= MAX_HELD || held[x].var == NULL)
 			reply("err %d no such held VAR", EINVAL);
 		else {
-			dvshare_doorbell32(dvshare_var_addr(held[x].var), y, z);
+			dvshare_doorbell32(dvshare_var_doorbell(held[x].var), y, z);
 			reply("ok");
 		}
-	} else if (sscanf(line, "peekheld %u %u", &x, &y) == 2) {
-		if (x >= MAX_HELD || held[x].var == NULL)
-			reply("err %d no such held VAR", EINVAL);
-		else
-			reply("ok %u", *(volatile uint32_t *)((uint8_t *)dvshare_var_addr(held[x].var) + y));
 	} else if (sscanf(line, "queryheld %u", &x) == 1) {
 		cmd_query_held(x);
 	} else {
@@ -531,9 +567,15 @@ static int run(char *line)
 	} else if (sscanf(line, "ring %255s %255s %u %u %u", a, b, &x, &y, &z) == 5) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_ring(d, b, x, y, z);
-	} else if (sscanf(line, "peek %255s %255s %u", a, b, &x) == 3) {
+	} else if (sscanf(line, "caps %255s", a) == 1) {
 		if ((d = dev_of(a)) != NULL)
-			cmd_peek(d, b, x);
+			cmd_caps(d);
+	} else if (sscanf(line, "dboff %255s %255s", a, b) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_dboff(d, b);
+	} else if (sscanf(line, "counter %255s %255s", a, b) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_counter(d, b);
 	} else if (sscanf(line, "kicks %255s %255s", a, b) == 2) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_kicks(d, b);
@@ -544,9 +586,9 @@ static int run(char *line)
 	} else if (sscanf(line, "query %255s %255s", a, b) == 2) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_obj_query(d, b);
-	} else if (sscanf(line, "modify %255s %255s %u", a, b, &x) == 3) {
+	} else if (sscanf(line, "modify %255s %255s %255s %u", a, b, c, &x) == 4) {
 		if ((d = dev_of(a)) != NULL)
-			cmd_obj_modify(d, b, x);
+			cmd_obj_modify(d, b, c, x);
 	} else if (sscanf(line, "count %255s", a) == 1) {
 		unsigned int n = 0;
 		if ((d = dev_of(a)) != NULL) {
@@ -579,6 +621,14 @@ static int run(char *line)
 	} else if (sscanf(line, "blockrevoke %u", &x) == 1) {
 		block_revoke = (int)x;
 		reply("ok");
+	} else if (sscanf(line, "destroyq %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		int rc = app_virtq_destroy(d, b, x);
+		if (rc != 0)
+			reply("err %d destroyq: %s", -rc, strerror(-rc));
+		else
+			reply("ok");
 	} else if (sscanf(line, "destroy %255s %255s %u", a, b, &x) == 3) {
 		if ((d = dev_of(a)) == NULL)
 			return 0;

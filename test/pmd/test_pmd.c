@@ -63,11 +63,13 @@ static int send_line(struct peer *p, const char *line)
 	return peer_send(p, "%s", line);
 }
 
-/* A primary with a VAR, a virtio queue (with metadata) and the engine. */
+/* A primary with a VAR, a VIRTIO_NET_Q (with metadata; its PD and three
+ * UMEMs come with it), a flow counter and the engine. */
 static int start_primary(struct peer *p, const char *prefix, int telemetry)
 {
 	const char *const opts[] = { "--dev", "sim0", "--var", "db0", "--virtq",
-				     "q0:3:128:queue=3", "--engine", "--stdin", NULL };
+				     "q0:3:128:queue=3", "--counter", "c0", "--engine", "--stdin",
+				     NULL };
 
 	if (pmd_start(p, prefix, 1, telemetry, opts) != 0)
 		return -1;
@@ -100,7 +102,9 @@ static void test_cmdfile_primary_and_secondary(void)
 	      "show objects\n"
 	      "ring db0 5 20 200\n"
 	      "query q0\n"
-	      "modify q0 rdy\n"
+	      "modify q0 avail 20\n"
+	      "query c0\n"
+	      "caps sim0\n"
 	      "meta get sim0 q0\n"
 	      "stats\n", f);
 	fclose(f);
@@ -109,12 +113,18 @@ static void test_cmdfile_primary_and_secondary(void)
 		CU_ASSERT_EQUAL_FATAL(pmd_start(&sec, prefix, 0, 0, opts), 0);
 	}
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "ready secondary"));
-	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "device sim0 role=secondary objects=2"));
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "device sim0 role=secondary objects=7"));
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "object sim0 db0 var id=0 size=4096"));
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "ring db0: 20 doorbell(s) written, value=5"));
 	l = expect_line(&sec, "query q0:");
 	CU_ASSERT(l != NULL && strstr(l, "queue_index=3 queue_size=128 state=init") != NULL);
-	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "modify q0: state=rdy"));
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "modify q0: avail=20"));
+	l = expect_line(&sec, "query c0:");
+	CU_ASSERT(l != NULL && strstr(l, "packets=0 octets=0") != NULL);
+	l = expect_line(&sec, "caps sim0: vhca_id");
+	CU_ASSERT(l != NULL && strstr(l, "virtio_net_q=yes") != NULL);
+	l = expect_line(&sec, "caps sim0: doorbell_bar_offset");
+	CU_ASSERT(l != NULL && strstr(l, "doorbell_bar_offset=0x1800") != NULL);
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "meta q0: queue=3"));
 	l = expect_line(&sec, "stats:");
 	CU_ASSERT(l != NULL && strstr(l, "attach_status=1 devices=1") != NULL);
@@ -130,7 +140,7 @@ static void test_cmdfile_primary_and_secondary(void)
 	CU_ASSERT(l != NULL && strstr(l, "last=5") != NULL && strstr(l, "kicks=0 ") == NULL);
 	send_line(&prim, "query q0");
 	l = expect_line(&prim, "query q0:");
-	CU_ASSERT(l != NULL && strstr(l, "state=rdy") != NULL);
+	CU_ASSERT(l != NULL && strstr(l, "hw_available_index=20") != NULL);
 	stop(&prim);
 	mp_cleanup(prefix);
 }
@@ -225,7 +235,7 @@ static void test_telemetry_socket(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"/dvshare/devices\":{\"sim0\":{\"role\":\"primary\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"engine\":1"));
 	CU_ASSERT_EQUAL(tel_query(s, "/dvshare/objects,sim0", out, sizeof(out)), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"count\":2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"count\":7")); /* db0, c0, q0, its PD and UMEMs */
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"db0\":\"var id=0 size=4096 meta=0\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"q0\":\"obj id="));
 	CU_ASSERT_EQUAL(tel_query(s, "/dvshare/objects,nosuch", out, sizeof(out)), 0);
@@ -233,8 +243,8 @@ static void test_telemetry_socket(void)
 	CU_ASSERT_EQUAL(tel_query(s, "/dvshare/peers", out, sizeof(out)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, pid)); /* the attached secondary */
 	CU_ASSERT_EQUAL(tel_query(s, "/dvshare/stats", out, sizeof(out)), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"published\":2"));
-	if (strstr(out, "\"published\":2") == NULL)
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"published\":7"));
+	if (strstr(out, "\"published\":7") == NULL)
 		fprintf(stderr, "telemetry said: %s\n", out);
 	close(s);
 	/* The same from the prompt. */

@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Helpers shared by the sim suite: open, import and map through the glue. */
+/*
+ * Helpers shared by the sim suite: open, import and map through the glue,
+ * and real objects (a PD, UMEMs, a VIRTIO_NET_Q, a flow counter) built
+ * with dvshare_prm.h as an application would.
+ */
 #ifndef SIM_TEST_UTIL_H
 #define SIM_TEST_UTIL_H
 
 #include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "dvs_cunit.h"
-#include "dvs_prm.h"
 #include "dvs_sim.h"
+#include "dvshare_prm.h"
 
 #define G (dvs_sim_glue())
 
 /* Open simN by walking the device list, as an application would. */
 static inline struct ibv_context *sim_open(const char *name, int devx)
 {
-	struct mlx5dv_context_attr attr = { devx ? MLX5DV_CONTEXT_FLAGS_DEVX : 0, 0 };
+	struct mlx5dv_context_attr attr = { .flags = devx ? MLX5DV_CONTEXT_FLAGS_DEVX : 0 };
 	struct ibv_device **list = G->get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
 
@@ -34,17 +41,22 @@ static inline struct ibv_context *sim_import(struct ibv_context *ctx)
 	int fd = dup(ctx->cmd_fd);
 	struct ibv_context *imp = G->import_device(fd);
 
-	if (imp == NULL)
+	if (imp == NULL && fcntl(fd, F_GETFD) != -1)
 		close(fd);
 	return imp;
 }
 
-/* Map a VAR page the way the library does. */
+/* Map a VAR page the way the library does (mmap of the cmd_fd). */
 static inline volatile uint32_t *sim_map_var(struct ibv_context *ctx, const struct mlx5dv_var *v)
 {
-	void *p = mmap(NULL, v->length, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->cmd_fd, v->mmap_off);
+	return (volatile uint32_t *)G->mmap_cmd(ctx, v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
+						v->mmap_off);
+}
 
-	return p == MAP_FAILED ? NULL : (volatile uint32_t *)p;
+/* The doorbell register of a mapped VAR page. */
+static inline volatile uint32_t *sim_db(volatile uint32_t *page)
+{
+	return page + DVS_SIM_DB_OFFSET / 4;
 }
 
 #ifdef SIM_TEST_PAIR
@@ -66,6 +78,21 @@ static inline void teardown(void)
 }
 #endif
 
+/* Does this process have CAP_IPC_LOCK (pinning past RLIMIT_MEMLOCK)? */
+static inline int has_ipc_lock_cap(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long eff = 0;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return (eff >> 14) & 1; /* CAP_IPC_LOCK */
+}
+
 static inline struct dvs_sim_stats sim_stats(struct ibv_context *ctx)
 {
 	struct dvs_sim_stats s;
@@ -75,17 +102,108 @@ static inline struct dvs_sim_stats sim_stats(struct ibv_context *ctx)
 	return s;
 }
 
-/* Create a virtio queue; returns the object, obj_id in *id. */
-static inline struct mlx5dv_devx_obj *sim_virtq(struct ibv_context *ctx, uint16_t qidx,
-						uint32_t umem_id, uint32_t *id)
+/* ALLOC_PD; its pd in *pd. */
+static inline struct mlx5dv_devx_obj *sim_pd(struct ibv_context *ctx, uint32_t *pd)
 {
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
-	size_t n = dvs_prm_virtq_create(in, qidx, 256, umem_id);
-	struct mlx5dv_devx_obj *o = G->devx_obj_create(ctx, in, n, out, sizeof(out));
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	struct mlx5dv_devx_obj *o = G->devx_obj_create(ctx, in, dvshare_prm_alloc_pd(in), out,
+						       sizeof(out));
+
+	if (o != NULL && pd != NULL)
+		*pd = dvshare_prm_alloc_pd_out_pd(out);
+	return o;
+}
+
+/* ALLOC_FLOW_COUNTER; its id in *id. */
+static inline struct mlx5dv_devx_obj *sim_counter(struct ibv_context *ctx, uint32_t pd, uint32_t *id)
+{
+	uint8_t in[DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	struct mlx5dv_devx_obj *o = G->devx_obj_create(ctx, in, dvshare_prm_alloc_flow_counter(in, pd),
+						       out, sizeof(out));
 
 	if (o != NULL && id != NULL)
-		*id = dvs_prm_out_obj_id(out);
+		*id = dvshare_prm_created_id(DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, out);
 	return o;
+}
+
+/* A VIRTIO_NET_Q with everything it needs: its PD, three UMEMs sized by
+ * the sim's caps, the memory behind them. */
+struct sim_q {
+	struct mlx5dv_devx_obj *pd, *q;
+	struct mlx5dv_devx_umem *umem[3];
+	void *mem[3];
+	uint32_t pd_id, id;
+	struct dvshare_prm_virtq attr; /* what it was created with */
+	uint8_t out[DVSHARE_PRM_HDR_SIZE];
+};
+
+static inline uint32_t sim_umem_size(unsigned int n, uint16_t qsize)
+{
+	const uint32_t a[3] = { DVS_SIM_UMEM_A0, DVS_SIM_UMEM_A1, DVS_SIM_UMEM_A2 };
+	const uint32_t b[3] = { DVS_SIM_UMEM_B0, DVS_SIM_UMEM_B1, DVS_SIM_UMEM_B2 };
+
+	return a[n] * qsize + b[n];
+}
+
+/* The parts of a queue (PD, UMEMs) and its create command in s->attr;
+ * 0 or an errno. */
+static inline int sim_q_parts(struct ibv_context *ctx, struct sim_q *s, uint16_t qidx,
+			      uint16_t qsize)
+{
+	memset(s, 0, sizeof(*s));
+	s->pd = sim_pd(ctx, &s->pd_id);
+	if (s->pd == NULL)
+		return errno;
+	s->attr.queue_index = qidx;
+	s->attr.queue_size = qsize;
+	s->attr.pd = s->pd_id;
+	for (unsigned int i = 0; i < 3; i++) {
+		uint32_t size = sim_umem_size(i, qsize);
+		if (posix_memalign(&s->mem[i], 4096, size) != 0)
+			return ENOMEM;
+		s->umem[i] = G->devx_umem_reg(ctx, s->mem[i], size, IBV_ACCESS_LOCAL_WRITE);
+		if (s->umem[i] == NULL)
+			return errno;
+		s->attr.umem[i].id = s->umem[i]->umem_id;
+		s->attr.umem[i].size = size;
+	}
+	return 0;
+}
+
+/* Create the queue of s->attr; 0 or an errno (s->out holds the output). */
+static inline int sim_q_make(struct ibv_context *ctx, struct sim_q *s)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
+	size_t n = dvshare_prm_virtq_create(in, &s->attr);
+
+	s->q = G->devx_obj_create(ctx, in, n, s->out, sizeof(s->out));
+	if (s->q == NULL)
+		return errno;
+	s->id = dvshare_prm_out_obj_id(s->out);
+	return 0;
+}
+
+static inline int sim_q_create(struct ibv_context *ctx, struct sim_q *s, uint16_t qidx,
+			       uint16_t qsize)
+{
+	int rc = sim_q_parts(ctx, s, qidx, qsize);
+
+	return rc != 0 ? rc : sim_q_make(ctx, s);
+}
+
+/* Destroy what sim_q_create made, newest first (as the device needs). */
+static inline void sim_q_destroy(struct sim_q *s)
+{
+	if (s->q != NULL)
+		CU_ASSERT_EQUAL(G->devx_obj_destroy(s->q), 0);
+	for (int i = 2; i >= 0; i--) {
+		if (s->umem[i] != NULL)
+			CU_ASSERT_EQUAL(G->devx_umem_dereg(s->umem[i]), 0);
+		free(s->mem[i]);
+	}
+	if (s->pd != NULL)
+		CU_ASSERT_EQUAL(G->devx_obj_destroy(s->pd), 0);
+	memset(s, 0, sizeof(*s));
 }
 
 #endif

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Suite sim: device list, open, import_device and what it refuses. */
+/*
+ * Suite sim: device list, open, import_device and what it refuses, each rule
+ * with the kernel or rdma-core function it models.
+ */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -43,19 +46,40 @@ static void test_open_makes_memfd_cmd_fd(void)
 	CU_ASSERT_EQUAL(G->close_device(ctx), 0);
 }
 
-static void test_two_opens_are_unrelated(void)
+/*
+ * mlx5dv_var_import(3) copies the blob and calls no kernel: a VAR exported
+ * from one device context imports into an unrelated one without a word,
+ * and fails where the kernel finds the mismatch, at mmap
+ * (mlx5_ib_mmap_offset: no live entry at that offset, EINVAL), or worse,
+ * names the other context's own object (providers/mlx5/verbs.c).
+ */
+static void test_import_into_unrelated_context(void)
 {
 	struct ibv_context *a = sim_open("sim0", 1), *b = sim_open("sim0", 1);
-	struct mlx5dv_var *va = G->alloc_var(a, 0);
+	struct mlx5dv_var *va = G->alloc_var(a, 0), *vb, *wrong;
 	uint8_t blob[DVS_SIM_VAR_EXPORT_SIZE];
+	volatile uint32_t *page;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(va);
 	CU_ASSERT_EQUAL(sim_stats(a).vars, 1u);
 	CU_ASSERT_EQUAL(sim_stats(b).vars, 0u);
 	CU_ASSERT_EQUAL(G->var_export(va, blob), 0);
+	wrong = G->var_import(b, blob);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wrong);
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->var_import(b, blob));
+	CU_ASSERT_PTR_NULL(sim_map_var(b, wrong));
 	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* b gets a VAR of its own at the same page and handle: the foreign
+	 * import now maps b's page, and freeing it would free b's VAR. */
+	vb = G->alloc_var(b, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vb);
+	CU_ASSERT_EQUAL(vb->page_id, va->page_id);
+	page = sim_map_var(b, wrong);
+	CU_ASSERT_PTR_NOT_NULL(page);
+	if (page != NULL)
+		munmap((void *)page, DVS_SIM_PAGE_SIZE);
+	G->var_unimport(wrong);
+	G->free_var(vb);
 	G->free_var(va);
 	G->close_device(a);
 	G->close_device(b);
@@ -80,6 +104,8 @@ static void test_import_shares_objects(void)
 	CU_ASSERT_EQUAL(G->close_device(ctx), 0);
 }
 
+/* Before it matches a device, ibv_import_device fails with EINVAL and
+ * leaves the fd to the caller (libibverbs/device.c). */
 static void expect_refused(int fd)
 {
 	errno = 0;
@@ -125,14 +151,48 @@ static void test_import_refuses_non_ufiles(void)
 	CU_ASSERT_EQUAL(errno, EINVAL);
 }
 
+/*
+ * ibv_import_device (libibverbs/device.c) owns the fd once it has matched
+ * the device: a later failure (mlx5_import_context, verbs_uninit_context)
+ * closes it, and the caller must not close it again.
+ */
+static void test_import_fd_ownership_after_match(void)
+{
+	struct ibv_context *ctx = sim_open("sim0", 1);
+	int fd = dup(ctx->cmd_fd);
+
+	dvs_sim_fail_next_import(ENOMEM);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->import_device(fd));
+	CU_ASSERT_EQUAL(errno, ENOMEM);
+	CU_ASSERT_EQUAL(fcntl(fd, F_GETFD), -1); /* closed by the import */
+	CU_ASSERT_EQUAL(errno, EBADF);
+	/* Only the next import was armed. */
+	struct ibv_context *imp = sim_import(ctx);
+	CU_ASSERT_PTR_NOT_NULL(imp);
+	/* ibv_close_device of an imported context closes its cmd_fd. */
+	if (imp != NULL) {
+		int ifd = imp->cmd_fd;
+		CU_ASSERT_EQUAL(G->close_device(imp), 0);
+		CU_ASSERT_EQUAL(fcntl(ifd, F_GETFD), -1);
+	}
+	G->close_device(ctx);
+}
+
+/* mlx5dv_open_device: flags other than DEVX, or comp_mask bits it does
+ * not take, are EINVAL (providers/mlx5/mlx5.c). */
 static void test_open_flags(void)
 {
 	struct ibv_device **list = G->get_device_list(NULL);
-	struct mlx5dv_context_attr bad = { 0x80, 0 };
+	struct mlx5dv_context_attr bad = { .flags = 0x80 };
+	struct mlx5dv_context_attr mask = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX, .comp_mask = 1 };
 
 	errno = 0;
 	CU_ASSERT_PTR_NULL(G->dv_open_device(list[0], &bad));
-	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->dv_open_device(list[0], &mask));
+	CU_ASSERT_EQUAL(errno, EINVAL);
 	G->free_device_list(list);
 	{
 		struct ibv_device fake;
@@ -145,33 +205,51 @@ static void test_open_flags(void)
 	}
 }
 
+/*
+ * A context opened without DEVX has no DEVX uid: object creation and UMEM
+ * registration fail with EINVAL (mlx5_ib devx.c: devx_get_uid,
+ * MLX5_IB_METHOD_DEVX_UMEM_REG); QUERY_HCA_CAP is on the kernel's
+ * whitelist and still works; VAR pages do not need DEVX.
+ */
 static void test_without_devx(void)
 {
 	struct ibv_context *ctx = sim_open("sim2", 0);
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE];
-	size_t n = dvs_prm_virtq_create(in, 0, 64, 0);
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_HCA_CAP_OUT_SIZE];
 	char page[64];
+	struct mlx5dv_var *v;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, n, out, sizeof(out)));
-	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, dvshare_prm_alloc_pd(in), out, 16));
+	CU_ASSERT_EQUAL(errno, EINVAL);
 	errno = 0;
 	CU_ASSERT_PTR_NULL(G->devx_umem_reg(ctx, page, sizeof(page), 0));
-	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	dvshare_prm_query_hca_cap(in, DVSHARE_PRM_CAP_GENERAL);
+	CU_ASSERT_EQUAL(G->devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out)), 0);
+	dvshare_prm_obj_cmd(in, 0x0101 /* QUERY_ADAPTER: general, not whitelisted */, 0, 0);
+	CU_ASSERT_EQUAL(G->devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out)), EINVAL);
+	v = G->alloc_var(ctx, 0);
+	CU_ASSERT_PTR_NOT_NULL(v);
+	G->free_var(v);
 	G->close_device(ctx);
 }
 
+/* libmlx5 refuses contexts of another provider (is_mlx5_dev: EOPNOTSUPP). */
 static void test_not_a_sim_context(void)
 {
 	struct ibv_context fake;
+	uint8_t blob[DVS_SIM_VAR_EXPORT_SIZE] = { 0 };
 
 	memset(&fake, 0, sizeof(fake));
 	CU_ASSERT_FALSE(dvs_sim_is_context(&fake));
 	CU_ASSERT_FALSE(dvs_sim_is_context(NULL));
 	errno = 0;
 	CU_ASSERT_PTR_NULL(G->alloc_var(&fake, 0));
-	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->var_import(&fake, blob));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
 	CU_ASSERT_EQUAL(G->close_device(&fake), EINVAL);
 	CU_ASSERT_PTR_NULL(dvs_sim_engine_create(&fake));
 }
@@ -179,9 +257,10 @@ static void test_not_a_sim_context(void)
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_device_list),
 	DVS_TEST(test_open_makes_memfd_cmd_fd),
-	DVS_TEST(test_two_opens_are_unrelated),
+	DVS_TEST(test_import_into_unrelated_context),
 	DVS_TEST(test_import_shares_objects),
 	DVS_TEST(test_import_refuses_non_ufiles),
+	DVS_TEST(test_import_fd_ownership_after_match),
 	DVS_TEST(test_open_flags),
 	DVS_TEST(test_without_devx),
 	DVS_TEST(test_not_a_sim_context),

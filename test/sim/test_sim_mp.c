@@ -29,9 +29,7 @@ struct blobs {
 struct world {
 	struct ibv_context *ctx;
 	struct mlx5dv_var *var;
-	struct mlx5dv_devx_obj *obj;
-	struct mlx5dv_devx_umem *umem;
-	void *mem;
+	struct sim_q q;
 	struct blobs b;
 };
 
@@ -40,30 +38,44 @@ static void world_make(struct world *w)
 	memset(w, 0, sizeof(*w));
 	w->ctx = sim_open("sim0", 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w->ctx);
-	w->mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	w->var = G->alloc_var(w->ctx, 0);
-	w->umem = G->devx_umem_reg(w->ctx, w->mem, 4096, IBV_ACCESS_LOCAL_WRITE);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(w->umem);
-	w->obj = sim_virtq(w->ctx, 9, w->umem->umem_id, &w->b.obj_id);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w->var);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(w->obj);
-	w->b.umem_id = w->umem->umem_id;
+	CU_ASSERT_EQUAL_FATAL(sim_q_create(w->ctx, &w->q, 9, 64), 0);
+	w->b.obj_id = w->q.id;
+	w->b.umem_id = w->q.umem[0]->umem_id;
 	CU_ASSERT_EQUAL(G->var_export(w->var, w->b.var), 0);
-	CU_ASSERT_EQUAL(G->devx_obj_export(w->obj, w->b.obj), 0);
-	CU_ASSERT_EQUAL(G->devx_umem_export(w->umem, w->b.umem), 0);
+	CU_ASSERT_EQUAL(G->devx_obj_export(w->q.q, w->b.obj), 0);
+	CU_ASSERT_EQUAL(G->devx_umem_export(w->q.umem[0], w->b.umem), 0);
 }
 
+/* What is left of the world (nothing is destroyed twice: a destroy that
+ * fails means another process did it, and the local struct is unimported). */
 static void world_free(struct world *w)
 {
-	if (w->obj != NULL && G->devx_obj_destroy(w->obj) != 0)
-		G->devx_obj_unimport(w->obj);
-	if (w->umem != NULL && G->devx_umem_dereg(w->umem) != 0)
-		G->devx_umem_unimport(w->umem);
+	if (w->q.q != NULL && G->devx_obj_destroy(w->q.q) != 0)
+		G->devx_obj_unimport(w->q.q);
+	w->q.q = NULL;
+	for (int i = 2; i >= 0; i--) {
+		if (w->q.umem[i] != NULL && G->devx_umem_dereg(w->q.umem[i]) != 0)
+			G->devx_umem_unimport(w->q.umem[i]);
+		free(w->q.mem[i]);
+	}
+	if (w->q.pd != NULL && G->devx_obj_destroy(w->q.pd) != 0)
+		G->devx_obj_unimport(w->q.pd);
 	if (w->var != NULL)
 		G->free_var(w->var);
-	munmap(w->mem, 4096);
 	if (w->ctx != NULL)
 		G->close_device(w->ctx);
+}
+
+static int query_q(struct mlx5dv_devx_obj *o, uint32_t id, struct dvshare_prm_virtq *q)
+{
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_VIRTQ_SIZE];
+	int rc = G->devx_obj_query(o, in, dvshare_prm_virtq_query(in, id), out, sizeof(out));
+
+	if (rc == 0)
+		dvshare_prm_virtq_parse(out, q);
+	return rc;
 }
 
 /* The child's side: receive the fd and blobs, import the device. */
@@ -119,21 +131,20 @@ static void child_uses_everything(int sock)
 	struct mlx5dv_var *v = G->var_import(ctx, b.var);
 	struct mlx5dv_devx_obj *o = G->devx_obj_import(ctx, b.obj);
 	struct mlx5dv_devx_umem *u = G->devx_umem_import(ctx, b.umem);
-	uint8_t in[DVS_PRM_CMD_MAX], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
-	volatile uint32_t *db;
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	struct dvshare_prm_virtq q;
+	volatile uint32_t *page;
 
 	CHILD_CHECK(v != NULL && o != NULL && u != NULL);
 	CHILD_CHECK(u->umem_id == b.umem_id);
-	db = sim_map_var(ctx, v);
-	CHILD_CHECK(db != NULL);
-	db[0] = 0xabc;
-	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, b.obj_id);
-	CHILD_CHECK(G->devx_obj_query(o, in, DVS_PRM_HDR_SIZE, out, sizeof(out)) == 0);
-	CHILD_CHECK(dvs_prm_get16(out + DVS_PRM_HDR_SIZE, DVS_PRM_VIRTQ_QUEUE_INDEX) == 9);
-	dvs_prm_virtq_modify_state(in, b.obj_id, DVS_PRM_VIRTQ_RDY);
-	CHILD_CHECK(G->devx_obj_modify(o, in, DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE,
-				       out, DVS_PRM_HDR_SIZE) == 0);
-	munmap((void *)db, v->length);
+	page = sim_map_var(ctx, v);
+	CHILD_CHECK(page != NULL);
+	*sim_db(page) = 0xabc;
+	CHILD_CHECK(query_q(o, b.obj_id, &q) == 0 && q.queue_index == 9);
+	q.hw_available_index = 500;
+	dvshare_prm_virtq_modify(in, b.obj_id, DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX, &q);
+	CHILD_CHECK(G->devx_obj_modify(o, in, sizeof(in), out, sizeof(out)) == 0);
+	munmap((void *)page, v->length);
 	G->var_unimport(v);
 	G->devx_obj_unimport(o);
 	G->devx_umem_unimport(u);
@@ -144,7 +155,7 @@ static void test_child_imports_and_uses(void)
 {
 	struct world w;
 	struct dvs_sim_engine *e;
-	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
+	struct dvshare_prm_virtq q;
 	uint64_t kicks = 0;
 	uint32_t last = 0;
 	int sock;
@@ -161,15 +172,14 @@ static void test_child_imports_and_uses(void)
 	CU_ASSERT_EQUAL(kicks, 1u);
 	CU_ASSERT_EQUAL(last, 0xabcu);
 	/* ...its modify changed the parent's object... */
-	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, w.b.obj_id);
-	CU_ASSERT_EQUAL(G->devx_obj_query(w.obj, in, sizeof(in), out, sizeof(out)), 0);
-	CU_ASSERT_EQUAL(dvs_prm_get8(out + DVS_PRM_HDR_SIZE, DVS_PRM_VIRTQ_STATE), DVS_PRM_VIRTQ_RDY);
+	CU_ASSERT_EQUAL(query_q(w.q.q, w.q.id, &q), 0);
+	CU_ASSERT_EQUAL(q.hw_available_index, 500);
 	/* ...and its unimports and exit left every object alive. */
 	{
 		struct dvs_sim_stats s = sim_stats(w.ctx);
 		CU_ASSERT_EQUAL(s.vars, 1u);
-		CU_ASSERT_EQUAL(s.devx_objs, 1u);
-		CU_ASSERT_EQUAL(s.umems, 1u);
+		CU_ASSERT_EQUAL(s.devx_objs, 2u); /* queue and PD */
+		CU_ASSERT_EQUAL(s.umems, 3u);
 	}
 	dvs_sim_engine_destroy(e);
 	world_free(&w);
@@ -188,10 +198,12 @@ static void child_destroys(int sock)
 	G->close_device(ctx);
 }
 
+/* Destroy in any process kills the object for every one: the parent's
+ * handles then name nothing (ENOENT). */
 static void test_destroy_in_child_kills_for_parent(void)
 {
 	struct world w;
-	uint8_t in[DVS_PRM_HDR_SIZE], out[DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE];
+	struct dvshare_prm_virtq q;
 	int sock;
 	pid_t pid;
 
@@ -199,11 +211,62 @@ static void test_destroy_in_child_kills_for_parent(void)
 	pid = spawn(child_destroys, &w, &sock);
 	CU_ASSERT_EQUAL(wait_exit(pid), 0);
 	close(sock);
-	dvs_prm_obj_cmd(in, DVS_PRM_CMD_QUERY_GENERAL_OBJECT, DVS_PRM_OBJ_VIRTQ, w.b.obj_id);
-	CU_ASSERT_EQUAL(G->devx_obj_query(w.obj, in, sizeof(in), out, sizeof(out)), EINVAL);
-	CU_ASSERT_EQUAL(G->var_export(w.var, w.b.var), EINVAL);
+	CU_ASSERT_EQUAL(query_q(w.q.q, w.q.id, &q), ENOENT);
 	CU_ASSERT_EQUAL(sim_stats(w.ctx).vars, 0u);
-	CU_ASSERT_EQUAL(sim_stats(w.ctx).devx_objs, 0u);
+	CU_ASSERT_EQUAL(sim_stats(w.ctx).devx_objs, 1u); /* the PD */
+	G->var_unimport(w.var);
+	w.var = NULL;
+	world_free(&w);
+}
+
+static void child_maps_and_waits(int sock)
+{
+	struct blobs b;
+	struct ibv_context *ctx = child_attach(sock, &b);
+	struct mlx5dv_var *v = G->var_import(ctx, b.var);
+	volatile uint32_t *page;
+	char c = 'M';
+
+	CHILD_CHECK(v != NULL);
+	page = sim_map_var(ctx, v);
+	CHILD_CHECK(page != NULL);
+	CHILD_CHECK(send(sock, &c, 1, 0) == 1);
+	CHILD_CHECK(recv(sock, &c, 1, 0) == 1);
+	munmap((void *)page, v->length);
+	CHILD_CHECK(send(sock, &c, 1, 0) == 1);
+	CHILD_CHECK(recv(sock, &c, 1, 0) == 1);
+	G->var_unimport(v);
+	G->close_device(ctx);
+}
+
+/* Another process's mapping keeps a freed VAR's page out of the pool until
+ * it unmaps it (mlx5_ib_mmap_free runs from the last VMA's reference). */
+static void test_page_held_by_other_process(void)
+{
+	struct world w;
+	struct mlx5dv_var *v;
+	char c = 0;
+	int sock;
+	pid_t pid;
+
+	world_make(&w);
+	pid = spawn(child_maps_and_waits, &w, &sock);
+	CU_ASSERT_EQUAL(recv(sock, &c, 1, 0), 1);
+	G->free_var(w.var);
+	w.var = NULL;
+	CU_ASSERT_EQUAL(sim_stats(w.ctx).pages_held, 1u);
+	v = G->alloc_var(w.ctx, 0);
+	CU_ASSERT_EQUAL(v->page_id, 1u);
+	G->free_var(v);
+	CU_ASSERT_EQUAL(send(sock, "u", 1, 0), 1);
+	CU_ASSERT_EQUAL(recv(sock, &c, 1, 0), 1); /* unmapped */
+	CU_ASSERT_EQUAL(sim_stats(w.ctx).pages_held, 0u);
+	v = G->alloc_var(w.ctx, 0);
+	CU_ASSERT_EQUAL(v->page_id, 0u);
+	G->free_var(v);
+	CU_ASSERT_EQUAL(send(sock, "q", 1, 0), 1);
+	CU_ASSERT_EQUAL(wait_exit(pid), 0);
+	close(sock);
 	world_free(&w);
 }
 
@@ -252,11 +315,11 @@ static void child_checks_alive(int sock)
 	struct dvs_sim_stats s;
 
 	CHILD_CHECK(v != NULL && o != NULL);
-	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 1 && s.devx_objs == 1);
+	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 1 && s.devx_objs == 2);
 	/* Last user: clean up as an owner would. */
 	CHILD_CHECK(G->devx_obj_destroy(o) == 0);
 	G->free_var(v);
-	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 0 && s.devx_objs == 0);
+	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 0 && s.devx_objs == 1);
 	G->close_device(ctx);
 }
 
@@ -271,11 +334,15 @@ static void test_objects_outlive_creator_context(void)
 	world_make(&w);
 	G->var_unimport(w.var);
 	w.var = NULL;
-	G->devx_obj_unimport(w.obj);
-	w.obj = NULL;
+	G->devx_obj_unimport(w.q.q);
+	w.q.q = NULL;
 	pid = spawn(child_checks_alive, &w, &sock);
-	G->devx_umem_unimport(w.umem);
-	w.umem = NULL;
+	for (int i = 0; i < 3; i++) {
+		G->devx_umem_unimport(w.q.umem[i]);
+		w.q.umem[i] = NULL;
+	}
+	G->devx_obj_unimport(w.q.pd);
+	w.q.pd = NULL;
 	G->close_device(w.ctx);
 	w.ctx = NULL;
 	CU_ASSERT_EQUAL(wait_exit(pid), 0);
@@ -288,11 +355,11 @@ static void child_dies_holding(int sock)
 	struct blobs b;
 	struct ibv_context *ctx = child_attach(sock, &b);
 	struct mlx5dv_var *v = G->var_import(ctx, b.var);
-	volatile uint32_t *db;
+	volatile uint32_t *page;
 
 	CHILD_CHECK(v != NULL);
-	db = sim_map_var(ctx, v);
-	CHILD_CHECK(db != NULL);
+	page = sim_map_var(ctx, v);
+	CHILD_CHECK(page != NULL);
 	raise(SIGKILL);
 }
 
@@ -311,16 +378,21 @@ static void test_child_killed_holding_imports(void)
 	CU_ASSERT_EQUAL(sim_stats(w.ctx).vars, 1u);
 	db = sim_map_var(w.ctx, w.var);
 	e = dvs_sim_engine_create(w.ctx);
-	db[0] = 1;
+	*sim_db(db) = 1;
 	CU_ASSERT_EQUAL(dvs_sim_engine_poll(e), 1u);
 	dvs_sim_engine_destroy(e);
 	munmap((void *)db, 4096);
+	/* The dead child's mapping went with it: the page comes back. */
+	G->free_var(w.var);
+	w.var = NULL;
+	CU_ASSERT_EQUAL(sim_stats(w.ctx).pages_held, 0u);
 	world_free(&w);
 }
 
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_child_imports_and_uses),
 	DVS_TEST(test_destroy_in_child_kills_for_parent),
+	DVS_TEST(test_page_held_by_other_process),
 	DVS_TEST(test_lock_holder_killed),
 	DVS_TEST(test_objects_outlive_creator_context),
 	DVS_TEST(test_child_killed_holding_imports),

@@ -44,7 +44,7 @@ static void test_complete_library(void)
 static void test_pre_v63_library(void)
 {
 	struct dvs_mlx5_glue g;
-	char err[512] = "";
+	char err[DVS_GLUE_ERR_MAX] = "";
 
 	CU_ASSERT_EQUAL_FATAL(dvs_mlx5_glue_open(&g, verbs_lib, mlx5_old, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g.glue.missing, "mlx5dv_var_export"));
@@ -57,7 +57,53 @@ static void test_pre_v63_library(void)
 	CU_ASSERT_EQUAL(dvs_glue_require_export(&g.glue, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rdma-core >= 63"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "mlx5dv_var_export"));
+	/* The whole list, not cut: the last symbol resolved is named too. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "mlx5dv_devx_umem_unimport"));
+	CU_ASSERT_TRUE(strlen(err) + 1 < sizeof(err));
 	dvs_mlx5_glue_close(&g);
+}
+
+/* Opening by name: no kernel support, no such device, and the open's own
+ * error are three errnos with three whole messages. */
+static void test_open_device_errors(void)
+{
+	struct dvs_mlx5_glue g;
+	char err[DVS_GLUE_ERR_MAX] = "";
+
+	CU_ASSERT_EQUAL_FATAL(dvs_mlx5_glue_open(&g, verbs_lib, mlx5_new, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL(g.glue.devx_general_cmd);
+	CU_ASSERT_PTR_NOT_NULL(g.glue.mmap_cmd);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(dvs_glue_open_device(&g.glue, "mlx5_7", err, sizeof(err)));
+	CU_ASSERT_EQUAL(errno, ENODEV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such RDMA device"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "fake0"));
+	errno = 0;
+	CU_ASSERT_PTR_NULL(dvs_glue_open_device(&g.glue, "fake0", err, sizeof(err)));
+	CU_ASSERT_EQUAL(errno, ENOSYS); /* the fake mlx5dv_open_device's answer */
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot open it with DEVX"));
+	setenv("FAKE_IBV_NO_KERNEL", "1", 1);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(dvs_glue_open_device(&g.glue, "mlx5_0", err, sizeof(err)));
+	unsetenv("FAKE_IBV_NO_KERNEL");
+	CU_ASSERT_EQUAL(errno, ENOSYS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no RDMA support in the kernel"));
+	dvs_mlx5_glue_close(&g);
+}
+
+/* The sim answers by name as well. */
+static void test_open_sim_by_name(void)
+{
+	char err[DVS_GLUE_ERR_MAX] = "";
+	struct ibv_context *ctx = dvs_glue_open_device(dvs_sim_glue(), "sim1", err, sizeof(err));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_TRUE(dvs_sim_is_context(ctx));
+	dvs_sim_glue()->close_device(ctx);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(dvs_glue_open_device(dvs_sim_glue(), "sim9", err, sizeof(err)));
+	CU_ASSERT_EQUAL(errno, ENODEV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "sim7"));
 }
 
 static void test_missing_core_symbol(void)
@@ -87,7 +133,7 @@ static void test_missing_library(void)
 
 static void test_system_rdma_core(void)
 {
-	char err[512] = "";
+	char err[DVS_GLUE_ERR_MAX] = "";
 	const struct dvs_glue *g = dvs_mlx5_glue(err, sizeof(err));
 
 	/* deps.sh installs ibverbs-providers, so the real libraries load;
@@ -121,6 +167,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_complete_library),
 	DVS_TEST(test_pre_v63_library),
 	DVS_TEST(test_missing_core_symbol),
+	DVS_TEST(test_open_device_errors),
+	DVS_TEST(test_open_sim_by_name),
 	DVS_TEST(test_missing_library),
 	DVS_TEST(test_system_rdma_core),
 	DVS_TEST(test_select_by_name),

@@ -1,120 +1,301 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Suite unit: PRM encode/decode helpers. */
+/*
+ * Suite unit: dvshare_prm.h, checked field by field against the PRM's own
+ * description. Each field is read back here by its bit offset and width as
+ * DPDK's drivers/common/mlx5/mlx5_prm.h declares them (mlx5_ifc_*_bits,
+ * packed MSB first), with a bit reader written for the test, so a wrong
+ * byte offset in the header cannot agree with itself.
+ */
 #include <stdint.h>
 #include <string.h>
 
 #include "dvs_cunit.h"
-#include "dvs_prm.h"
+#include "dvshare_prm.h"
 
-static void test_big_endian_bytes(void)
+/* MLX5_GET: @width bits starting at bit @off, bit 0 the MSB of byte 0. */
+static uint64_t bits(const void *buf, unsigned int off, unsigned int width)
 {
-	uint8_t b[16];
+	const uint8_t *b = buf;
+	uint64_t v = 0;
 
-	memset(b, 0, sizeof(b));
-	dvs_prm_put16(b, 0, 0x0a01);
-	CU_ASSERT_EQUAL(b[0], 0x0a);
-	CU_ASSERT_EQUAL(b[1], 0x01);
-	dvs_prm_put32(b, 4, 0x11223344);
-	CU_ASSERT_EQUAL(b[4], 0x11);
-	CU_ASSERT_EQUAL(b[7], 0x44);
-	dvs_prm_put64(b, 8, 0x0102030405060708ull);
-	CU_ASSERT_EQUAL(b[8], 0x01);
-	CU_ASSERT_EQUAL(b[15], 0x08);
-	CU_ASSERT_EQUAL(dvs_prm_get16(b, 0), 0x0a01);
-	CU_ASSERT_EQUAL(dvs_prm_get32(b, 4), 0x11223344u);
-	CU_ASSERT_EQUAL(dvs_prm_get64(b, 8), 0x0102030405060708ull);
+	for (unsigned int i = 0; i < width; i++) {
+		unsigned int bit = off + i;
+		v = v << 1 | ((b[bit / 8] >> (7 - bit % 8)) & 1);
+	}
+	return v;
 }
 
-static void test_unaligned_access(void)
+static void test_big_endian_and_unaligned(void)
 {
 	uint8_t b[32];
 
 	memset(b, 0xee, sizeof(b));
-	dvs_prm_put32(b, 3, 0xdeadbeef);
-	CU_ASSERT_EQUAL(dvs_prm_get32(b, 3), 0xdeadbeefu);
+	dvshare_prm_put16(b, 0, 0x0a01);
+	CU_ASSERT_EQUAL(b[0], 0x0a);
+	CU_ASSERT_EQUAL(b[1], 0x01);
+	dvshare_prm_put32(b, 3, 0xdeadbeef);
+	CU_ASSERT_EQUAL(dvshare_prm_get32(b, 3), 0xdeadbeefu);
 	CU_ASSERT_EQUAL(b[2], 0xee);
 	CU_ASSERT_EQUAL(b[7], 0xee);
-	dvs_prm_put64(b, 9, 1);
-	CU_ASSERT_EQUAL(dvs_prm_get64(b, 9), 1u);
+	dvshare_prm_put64(b, 9, 0x0102030405060708ull);
+	CU_ASSERT_EQUAL(b[9], 0x01);
+	CU_ASSERT_EQUAL(b[16], 0x08);
+	dvshare_prm_put24(b, 20, 0xabcdef);
+	CU_ASSERT_EQUAL(b[19], 0xee); /* the byte before is left alone */
+	CU_ASSERT_EQUAL(dvshare_prm_get24(b, 20), 0xabcdefu);
+	CU_ASSERT_EQUAL(bits(b, 20 * 8, 24), 0xabcdefu);
 }
 
-static void test_hdr_roundtrip(void)
+/* general_obj_in_cmd_hdr: opcode 0x0/16, obj_type 0x30/16, obj_id 0x40/32,
+ * log_obj_range 0x63/5; general_obj_out_cmd_hdr: status 0x0/8,
+ * syndrome 0x20/32, obj_id 0x40/32. */
+static void test_header(void)
 {
-	uint8_t in[DVS_PRM_HDR_SIZE];
-	struct dvs_prm_hdr h = { DVS_PRM_CMD_QUERY_GENERAL_OBJECT, 7, DVS_PRM_OBJ_VIRTQ, 0xabcdef, 3 };
-	struct dvs_prm_hdr d;
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_HDR_SIZE] = { 0 };
+	struct dvshare_prm_hdr h = { DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT, 7,
+				     DVSHARE_PRM_OBJ_VIRTIO_NET_Q, 0xabcdef, 0xff };
 
 	memset(in, 0xff, sizeof(in));
-	dvs_prm_hdr_encode(in, &h);
-	d = dvs_prm_hdr_decode(in);
-	CU_ASSERT_EQUAL(d.opcode, h.opcode);
-	CU_ASSERT_EQUAL(d.uid, 7);
-	CU_ASSERT_EQUAL(d.obj_type, DVS_PRM_OBJ_VIRTQ);
-	CU_ASSERT_EQUAL(d.obj_id, 0xabcdefu);
-	CU_ASSERT_EQUAL(d.log_obj_range, 3);
-	/* Reserved bytes are cleared, not left as garbage. */
-	CU_ASSERT_EQUAL(in[4], 0);
-	CU_ASSERT_EQUAL(in[13], 0);
-	CU_ASSERT_EQUAL(in[0], 0x0a);
-	CU_ASSERT_EQUAL(in[1], 0x02);
+	dvshare_prm_hdr_encode(in, &h);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x0a02u);
+	CU_ASSERT_EQUAL(bits(in, 0x10, 16), 7u);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x000du);
+	CU_ASSERT_EQUAL(bits(in, 0x40, 32), 0xabcdefu);
+	CU_ASSERT_EQUAL(bits(in, 0x63, 5), 0x1fu);
+	CU_ASSERT_EQUAL(bits(in, 0x20, 16), 0u); /* vhca_tunnel_id cleared */
+	CU_ASSERT_EQUAL(dvshare_prm_hdr_decode(in).obj_id, 0xabcdefu);
+	CU_ASSERT_EQUAL(dvshare_prm_hdr_decode(in).log_obj_range, 0x1f);
+	out[0] = DVSHARE_PRM_STATUS_BAD_PARAM;
+	dvshare_prm_put32(out, 4, 0x5d000003);
+	dvshare_prm_put32(out, 8, 0x1234);
+	CU_ASSERT_EQUAL(bits(out, 0x20, 32), 0x5d000003u);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_PARAM);
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), 0x5d000003u);
+	CU_ASSERT_EQUAL(dvshare_prm_out_obj_id(out), 0x1234u);
+	CU_ASSERT_STRING_EQUAL(dvshare_prm_status_str(DVSHARE_PRM_STATUS_BAD_PARAM), "BAD_PARAM");
+	CU_ASSERT_STRING_EQUAL(dvshare_prm_status_str(0x77), "UNKNOWN");
 }
 
-static void test_log_obj_range_masked(void)
+/* The id of a created object, where each create puts it: alloc_pd_out.pd
+ * 0x48/24, alloc_flow_counter_out.flow_counter_id 0x40/32,
+ * general_obj_out_cmd_hdr.obj_id 0x40/32. */
+static void test_created_id(void)
 {
-	uint8_t in[DVS_PRM_HDR_SIZE];
-	struct dvs_prm_hdr h = { DVS_PRM_CMD_CREATE_GENERAL_OBJECT, 0, 1, 0, 0xff };
+	uint8_t out[DVSHARE_PRM_HDR_SIZE];
 
-	dvs_prm_hdr_encode(in, &h);
-	CU_ASSERT_EQUAL(dvs_prm_hdr_decode(in).log_obj_range, 0x1f);
+	memset(out, 0, sizeof(out));
+	out[8] = 0x99; /* reserved above the 24-bit pd */
+	dvshare_prm_put24(out, 9, 0x12345);
+	CU_ASSERT_EQUAL(bits(out, 0x48, 24), 0x12345u);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_ALLOC_PD, out), 0x12345u);
+	CU_ASSERT_EQUAL(dvshare_prm_alloc_pd_out_pd(out), 0x12345u);
+	dvshare_prm_put32(out, 8, 0x80000077);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, out), 0x80000077u);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT, out),
+			0x80000077u);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(0x0400 /* CREATE_CQ */, out), 0u);
 }
 
-static void test_out_fields(void)
-{
-	uint8_t out[DVS_PRM_HDR_SIZE] = { 0 };
+/* virtio_net_q at bit 0x80 of create_virtq_in; virtio_q at its 0x200. */
+#define NQ(x) (0x80u + (x))
+#define VQ(x) (0x80u + 0x200u + (x))
 
-	out[0] = DVS_PRM_STATUS_BAD_PARAM;
-	dvs_prm_put32(out, 4, 0x5d000003);
-	dvs_prm_put32(out, 8, 0x1234);
-	CU_ASSERT_EQUAL(dvs_prm_out_status(out), DVS_PRM_STATUS_BAD_PARAM);
-	CU_ASSERT_EQUAL(dvs_prm_out_syndrome(out), 0x5d000003u);
-	CU_ASSERT_EQUAL(dvs_prm_out_obj_id(out), 0x1234u);
-	CU_ASSERT_STRING_EQUAL(dvs_prm_status_str(DVS_PRM_STATUS_BAD_PARAM), "BAD_PARAM");
-	CU_ASSERT_STRING_EQUAL(dvs_prm_status_str(0x77), "UNKNOWN");
+static void test_virtq_create_layout(void)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
+	struct dvshare_prm_virtq q, back;
+
+	memset(&q, 0, sizeof(q));
+	q.queue_index = 3;
+	q.queue_size = 256;
+	q.state = DVSHARE_PRM_VIRTQ_STATE_INIT;
+	q.virtio_q_type = DVSHARE_PRM_VIRTQ_TYPE_PACKED;
+	q.event_mode = DVSHARE_PRM_VIRTQ_EVENT_QP;
+	q.virtio_version_1_0 = 1;
+	q.hw_available_index = 0x1111;
+	q.hw_used_index = 0x2222;
+	q.doorbell_stride_idx = 5;
+	q.event_qpn_or_msix = 0x654321;
+	q.tisn_or_qpn = 0xabcdef;
+	q.pd = 0x00cafe;
+	q.mkey = 0x12345600;
+	q.counter_set_id = 0x77;
+	q.desc_addr = 0x1000;
+	q.used_addr = 0x2000;
+	q.available_addr = 0x3000;
+	for (unsigned int i = 0; i < 3; i++) {
+		q.umem[i].id = 0x100 + i;
+		q.umem[i].size = 0x2000 + i;
+		q.umem[i].offset = 0x40ull * i;
+	}
+	memset(in, 0xee, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_create(in, &q), 208u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x0a00u);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x000du);
+	CU_ASSERT_EQUAL(bits(in, NQ(0x0), 64), 0u);        /* modify_field_select */
+	CU_ASSERT_EQUAL(bits(in, NQ(0x9c), 4), 0u);        /* state */
+	CU_ASSERT_EQUAL(bits(in, NQ(0xa8), 24), 0xabcdefu); /* tisn_or_qpn */
+	CU_ASSERT_EQUAL(bits(in, NQ(0x140), 16), 0x1111u);  /* hw_available_index */
+	CU_ASSERT_EQUAL(bits(in, NQ(0x150), 16), 0x2222u);  /* hw_used_index */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x0), 8), 1u);          /* virtio_q_type */
+	CU_ASSERT_EQUAL(bits(in, VQ(0xd), 3), 1u);          /* event_mode */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x10), 16), 3u);        /* queue_index */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x21), 1), 1u);         /* virtio_version_1_0 */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x28), 24), 0x654321u); /* event_qpn_or_msix */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x40), 16), 5u);        /* doorbell_stride_idx */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x50), 16), 256u);      /* queue_size */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x80), 64), 0x1000u);   /* desc_addr */
+	CU_ASSERT_EQUAL(bits(in, VQ(0xc0), 64), 0x2000u);   /* used_addr */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x100), 64), 0x3000u);  /* available_addr */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x140), 32), 0x12345600u); /* virtio_q_mkey */
+	for (unsigned int i = 0; i < 3; i++) {
+		unsigned int u = VQ(0x180) + 0x80 * i;
+		CU_ASSERT_EQUAL(bits(in, u, 32), 0x100u + i);        /* umem_N_id */
+		CU_ASSERT_EQUAL(bits(in, u + 0x20, 32), 0x2000u + i); /* umem_N_size */
+		CU_ASSERT_EQUAL(bits(in, u + 0x40, 64), 0x40ull * i); /* umem_N_offset */
+	}
+	CU_ASSERT_EQUAL(bits(in, VQ(0x300), 32), 0x77u);    /* counter_set_id */
+	CU_ASSERT_EQUAL(bits(in, VQ(0x328), 24), 0xcafeu);  /* pd */
+	/* Every reserved byte is cleared: nothing of the buffer leaks in. */
+	for (unsigned int i = 0; i < sizeof(in); i++)
+		CU_ASSERT_NOT_EQUAL(in[i], 0xee);
+	dvshare_prm_virtq_parse(in, &back);
+	CU_ASSERT_EQUAL(memcmp(&back, &q, sizeof(q)), 0);
 }
 
-static void test_virtq_builders(void)
+static void test_virtq_modify_and_query(void)
 {
-	uint8_t in[DVS_PRM_CMD_MAX];
-	size_t n = dvs_prm_virtq_create(in, 3, 256, 0x99);
-	const uint8_t *ctx = in + DVS_PRM_HDR_SIZE;
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
 
-	CU_ASSERT_EQUAL(n, DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE);
-	CU_ASSERT_EQUAL(dvs_prm_hdr_decode(in).opcode, DVS_PRM_CMD_CREATE_GENERAL_OBJECT);
-	CU_ASSERT_EQUAL(dvs_prm_hdr_decode(in).obj_type, DVS_PRM_OBJ_VIRTQ);
-	CU_ASSERT_EQUAL(dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_INDEX), 3);
-	CU_ASSERT_EQUAL(dvs_prm_get16(ctx, DVS_PRM_VIRTQ_QUEUE_SIZE), 256);
-	CU_ASSERT_EQUAL(dvs_prm_get32(ctx, DVS_PRM_VIRTQ_UMEM_ID), 0x99u);
-	CU_ASSERT_EQUAL(dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE), DVS_PRM_VIRTQ_INIT);
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_modify_state(in, 0x42, DVSHARE_PRM_VIRTQ_STATE_RDY), 208u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x0a01u);
+	CU_ASSERT_EQUAL(bits(in, 0x40, 32), 0x42u);
+	CU_ASSERT_EQUAL(bits(in, NQ(0x0), 64), 1u << 0);   /* MODIFY_STATE */
+	CU_ASSERT_EQUAL(bits(in, NQ(0x9c), 4), 1u);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_VIRTQ_MODIFY_ADDR, 1ull << 6);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX, 1ull << 7);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY, 1ull << 11);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE, 1ull << 13);
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_query(in, 9), 16u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x0a02u);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x000du);
+	CU_ASSERT_EQUAL(bits(in, 0x40, 32), 9u);
+	CU_ASSERT_STRING_EQUAL(dvshare_prm_virtq_state_str(DVSHARE_PRM_VIRTQ_STATE_SUSPEND), "suspend");
+}
 
-	n = dvs_prm_virtq_modify_state(in, 0x42, DVS_PRM_VIRTQ_RDY);
-	CU_ASSERT_EQUAL(n, DVS_PRM_HDR_SIZE + DVS_PRM_VIRTQ_CTX_SIZE);
-	CU_ASSERT_EQUAL(dvs_prm_hdr_decode(in).obj_id, 0x42u);
-	CU_ASSERT_EQUAL(dvs_prm_get64(ctx, 0), DVS_PRM_VIRTQ_MODIFY_STATE);
-	CU_ASSERT_EQUAL(dvs_prm_get8(ctx, DVS_PRM_VIRTQ_STATE), DVS_PRM_VIRTQ_RDY);
+/* query_hca_cap_in: opcode 0x0/16, op_mod 0x30/16; output capability at
+ * bit 0x80. cmd_hca_cap: vhca_id 0x30/16, flow_counter_bulk_alloc 0x310/8,
+ * log_max_pd 0x32b/5, log_max_flow_counter_bulk 0x348/8,
+ * general_obj_types 0x400/64. virtio_emulation_cap: virtio_version_1_0
+ * 0x2/1, event_mode 0x10/8, virtio_queue_type 0x18/8, log_doorbell_stride
+ * 0x33/5, vnet_modify_ext 0x38, virtio_net_q_addr_modify 0x39,
+ * virtio_q_index_modify 0x3a, log_doorbell_bar_size 0x3b/5,
+ * doorbell_bar_offset 0x40/64, max_num_virtio_queues 0x88/24,
+ * umem_N_buffer_param_a/b 0x100 + 0x40 * N, + 0x20. */
+static void set_bits(uint8_t *buf, unsigned int off, unsigned int width, uint64_t v)
+{
+	for (unsigned int i = 0; i < width; i++) {
+		unsigned int bit = off + width - 1 - i;
+		uint8_t mask = (uint8_t)(1u << (7 - bit % 8));
+		buf[bit / 8] = (uint8_t)((v >> i) & 1 ? buf[bit / 8] | mask : buf[bit / 8] & ~mask);
+	}
+}
 
-	n = dvs_prm_obj_cmd(in, DVS_PRM_CMD_DESTROY_GENERAL_OBJECT, DVS_PRM_OBJ_GENERIC, 5);
-	CU_ASSERT_EQUAL(n, DVS_PRM_HDR_SIZE);
-	CU_ASSERT_EQUAL(dvs_prm_hdr_decode(in).opcode, DVS_PRM_CMD_DESTROY_GENERAL_OBJECT);
-	CU_ASSERT_EQUAL(dvs_prm_hdr_decode(in).obj_id, 5u);
+static void test_caps(void)
+{
+	static uint8_t out[DVSHARE_PRM_HCA_CAP_OUT_SIZE];
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], *cap = out + 16;
+	struct dvshare_prm_hca_caps g;
+	struct dvshare_prm_virtio_caps v;
+
+	CU_ASSERT_EQUAL(dvshare_prm_query_hca_cap(in, DVSHARE_PRM_CAP_VIRTIO_EMULATION), 16u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x100u);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x27u); /* 0x13 << 1 | current */
+	dvshare_prm_query_hca_cap(in, DVSHARE_PRM_CAP_GENERAL);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x01u);
+
+	memset(out, 0, sizeof(out));
+	set_bits(cap, 0x30, 16, 0x1234);
+	set_bits(cap, 0x310, 8, 1);
+	set_bits(cap, 0x32b, 5, 18);
+	set_bits(cap, 0x348, 8, 7);
+	set_bits(cap, 0x400, 64, 1ull << 13);
+	dvshare_prm_hca_caps_parse(out, &g);
+	CU_ASSERT_EQUAL(g.vhca_id, 0x1234);
+	CU_ASSERT_EQUAL(g.flow_counter_bulk_alloc, 1);
+	CU_ASSERT_EQUAL(g.log_max_pd, 18);
+	CU_ASSERT_EQUAL(g.log_max_flow_counter_bulk, 7);
+	CU_ASSERT_TRUE(dvshare_prm_hca_has_obj(&g, DVSHARE_PRM_OBJ_VIRTIO_NET_Q));
+	CU_ASSERT_FALSE(dvshare_prm_hca_has_obj(&g, 0x000c));
+
+	memset(out, 0, sizeof(out));
+	set_bits(cap, 0x2, 1, 1);
+	set_bits(cap, 0x10, 8, 0x5);
+	set_bits(cap, 0x18, 8, 0x1);
+	set_bits(cap, 0x33, 5, 12);
+	set_bits(cap, 0x38, 1, 1);
+	set_bits(cap, 0x3a, 1, 1);
+	set_bits(cap, 0x3b, 5, 10);
+	set_bits(cap, 0x40, 64, 0x123456789abull);
+	set_bits(cap, 0x88, 24, 256);
+	for (unsigned int i = 0; i < 3; i++) {
+		set_bits(cap, 0x100 + 0x40 * i, 32, 10 + i);
+		set_bits(cap, 0x120 + 0x40 * i, 32, 100 + i);
+	}
+	dvshare_prm_virtio_caps_parse(out, &v);
+	CU_ASSERT_EQUAL(v.virtio_version_1_0, 1);
+	CU_ASSERT_EQUAL(v.event_modes, 0x5);
+	CU_ASSERT_EQUAL(v.queue_types, 0x1);
+	CU_ASSERT_EQUAL(v.log_doorbell_stride, 12);
+	CU_ASSERT_EQUAL(v.vnet_modify_ext, 1);
+	CU_ASSERT_EQUAL(v.virtio_net_q_addr_modify, 0);
+	CU_ASSERT_EQUAL(v.virtio_q_index_modify, 1);
+	CU_ASSERT_EQUAL(v.log_doorbell_bar_size, 10);
+	CU_ASSERT_EQUAL(v.doorbell_bar_offset, 0x123456789abull);
+	CU_ASSERT_EQUAL(v.max_num_virtio_queues, 256u);
+	for (unsigned int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(v.umem[i].a, 10u + i);
+		CU_ASSERT_EQUAL(v.umem[i].b, 100u + i);
+		CU_ASSERT_EQUAL(dvshare_prm_virtq_umem_size(&v, i, 64), (10u + i) * 64 + 100u + i);
+	}
+}
+
+/* alloc_flow_counter_in: pd 0x48/24, flow_counter_bulk_log_size 0x73/5,
+ * flow_counter_bulk 0x78/8. query_flow_counter_in: clear 0xc0/1,
+ * dump_to_memory 0xc1/1, num_of_counters 0xc2/30, flow_counter_id 0xe0/32;
+ * out: traffic_counter at 0x80: packets /64, octets 0xc0/64. */
+static void test_flow_counter(void)
+{
+	uint8_t in[32], out[32];
+
+	memset(in, 0xee, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_alloc_flow_counter(in, 0xbeef), 16u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x939u);
+	CU_ASSERT_EQUAL(bits(in, 0x48, 24), 0xbeefu);
+	CU_ASSERT_EQUAL(bits(in, 0x73, 5), 0u);
+	CU_ASSERT_EQUAL(bits(in, 0x78, 8), 0u);
+	CU_ASSERT_EQUAL(dvshare_prm_query_flow_counter(in, 0x1234, 1), 32u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x93bu);
+	CU_ASSERT_EQUAL(bits(in, 0xc0, 1), 1u);
+	CU_ASSERT_EQUAL(bits(in, 0xc1, 1), 0u);
+	CU_ASSERT_EQUAL(bits(in, 0xe0, 32), 0x1234u);
+	memset(out, 0, sizeof(out));
+	set_bits(out, 0x80, 64, 5);
+	set_bits(out, 0xc0, 64, 320);
+	CU_ASSERT_EQUAL(dvshare_prm_flow_counter_packets(out), 5u);
+	CU_ASSERT_EQUAL(dvshare_prm_flow_counter_octets(out), 320u);
+	CU_ASSERT_EQUAL(dvshare_prm_alloc_pd(in), 16u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x800u);
 }
 
 static const struct dvs_test_case cases[] = {
-	DVS_TEST(test_big_endian_bytes),
-	DVS_TEST(test_unaligned_access),
-	DVS_TEST(test_hdr_roundtrip),
-	DVS_TEST(test_log_obj_range_masked),
-	DVS_TEST(test_out_fields),
-	DVS_TEST(test_virtq_builders),
+	DVS_TEST(test_big_endian_and_unaligned),
+	DVS_TEST(test_header),
+	DVS_TEST(test_created_id),
+	DVS_TEST(test_virtq_create_layout),
+	DVS_TEST(test_virtq_modify_and_query),
+	DVS_TEST(test_caps),
+	DVS_TEST(test_flow_counter),
 	DVS_TEST_END,
 };
 

@@ -17,7 +17,8 @@ using namespace dvs;
 
 namespace {
 
-const struct mlx5dv_export_sizes kSizes = { 32, 16, 32 };
+const struct mlx5dv_export_sizes kSizes = { 24, 8, 32 };
+constexpr uint32_t kDbOffset = 0x800; /* the sim's in-page doorbell offset */
 
 RegEntry entry(const char *name, uint32_t type = DVSHARE_TYPE_VAR, uint32_t id = 7)
 {
@@ -55,7 +56,7 @@ void test_insert_find()
 	RegEntry snap;
 	uint32_t slot, s2;
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16, kDbOffset), 0);
 	CU_ASSERT_EQUAL(r.nslots(), 32u);
 	CU_ASSERT_EQUAL(r.insert(entry("a", DVSHARE_TYPE_OBJ, 99), &slot), 0);
 	CU_ASSERT_EQUAL(r.find("a", &snap, &s2), 0);
@@ -68,7 +69,7 @@ void test_insert_find()
 	CU_ASSERT_EQUAL(r.hdr()->live, 1u);
 	CU_ASSERT_STRING_EQUAL(r.hdr()->ibdev, "sim0");
 	CU_ASSERT_STRING_EQUAL(r.hdr()->provider, "sim");
-	CU_ASSERT_EQUAL(r.hdr()->export_umem, 16u);
+	CU_ASSERT_EQUAL(r.hdr()->export_umem, 8u);
 }
 
 /* The used-slot walk visits exactly the slots ever taken. */
@@ -78,7 +79,7 @@ void test_used_walk()
 	uint32_t slots[5], slot;
 	char n[16];
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 100), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 100, kDbOffset), 0);
 	CU_ASSERT_EQUAL(r.next_used(0), r.nslots());
 	for (int i = 0; i < 5; i++) {
 		snprintf(n, sizeof(n), "w%d", i);
@@ -104,7 +105,7 @@ void test_capacity()
 	uint32_t slot;
 	char n[16];
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 8), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 8, kDbOffset), 0);
 	for (int i = 0; i < 8; i++) {
 		snprintf(n, sizeof(n), "o%d", i);
 		CU_ASSERT_EQUAL(r.insert(entry(n), &slot), 0);
@@ -127,7 +128,7 @@ void test_tombstones()
 	uint32_t slots[40], slot;
 	char n[16];
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 32), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 32, kDbOffset), 0);
 	for (int i = 0; i < 32; i++) {
 		snprintf(n, sizeof(n), "t%d", i);
 		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n), &slots[i]), 0);
@@ -158,7 +159,7 @@ void test_churn_keeps_lookups_bounded()
 	uint32_t slot;
 	char n[32];
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 64), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 64, kDbOffset), 0);
 	for (int i = 0; i < 20000; i++) {
 		snprintf(n, sizeof(n), "churn%d", i);
 		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n), &slot), 0);
@@ -176,7 +177,7 @@ void test_meta()
 	uint32_t slot;
 	uint8_t big[DVSHARE_META_MAX + 1] = {};
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 4, kDbOffset), 0);
 	CU_ASSERT_EQUAL(r.insert(entry("m"), &slot), 0);
 	CU_ASSERT_EQUAL(r.set_meta(slot, "hello", 5), 0);
 	CU_ASSERT_EQUAL(r.read(slot, &snap), 0);
@@ -197,7 +198,7 @@ void test_seqlock_no_torn_reads()
 	std::atomic<bool> stop{false};
 	std::atomic<uint64_t> torn{0}, reads{0};
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 4, kDbOffset), 0);
 	CU_ASSERT_EQUAL_FATAL(r.insert(entry("race"), &slot), 0);
 	std::thread reader([&] {
 		RegEntry snap;
@@ -236,7 +237,7 @@ void test_readonly_fd_and_seals()
 	RegEntry snap;
 	uint32_t slot;
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, 16), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, 16, kDbOffset), 0);
 	CU_ASSERT_EQUAL(r.insert(entry("x"), &slot), 0);
 	int fd = dup(r.ro_fd());
 	CU_ASSERT_EQUAL((fcntl(fd, F_GETFL) & O_ACCMODE), O_RDONLY);
@@ -284,11 +285,18 @@ void test_validate_header()
 	Registry r;
 	std::string why;
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16, kDbOffset), 0);
 	const size_t size = reg_file_size(r.nslots());
 	RegHeader h = *r.hdr();
+	CU_ASSERT_EQUAL(h.db_offset, kDbOffset);
 	CU_ASSERT_EQUAL(validate_header(h, size, &why), 0);
 	CU_ASSERT_EQUAL(validate_header(h, size - 1, &why), -EINVAL);
+	/* A doorbell offset outside the page, or not 32-bit aligned. */
+	RegHeader db = h;
+	db.db_offset = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+	CU_ASSERT_EQUAL(validate_header(db, size, &why), -EINVAL);
+	db.db_offset = 0x802;
+	CU_ASSERT_EQUAL(validate_header(db, size, &why), -EINVAL);
 	RegHeader bad = h;
 	bad.layout_version = 99;
 	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EPROTO);
@@ -309,6 +317,26 @@ void test_validate_header()
 	bad = h;
 	memset(bad.ibdev, 'x', sizeof(bad.ibdev));
 	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+}
+
+/* Entries carry their publish order: close destroys newest first. */
+void test_publish_order()
+{
+	Registry r;
+	RegEntry a, b, c;
+	uint32_t sa, sb, sc;
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16, kDbOffset), 0);
+	CU_ASSERT_EQUAL(r.insert(entry("a"), &sa), 0);
+	CU_ASSERT_EQUAL(r.insert(entry("b"), &sb), 0);
+	r.remove(sa);
+	CU_ASSERT_EQUAL(r.insert(entry("c"), &sc), 0);
+	CU_ASSERT_EQUAL(r.read(sb, &b), 0);
+	CU_ASSERT_EQUAL(r.read(sc, &c), 0);
+	CU_ASSERT(b.pub_seq > 0 && c.pub_seq > b.pub_seq);
+	CU_ASSERT_EQUAL(r.insert(entry("a"), &sa), 0);
+	CU_ASSERT_EQUAL(r.read(sa, &a), 0);
+	CU_ASSERT(a.pub_seq > c.pub_seq);
 }
 
 void test_validate_entry()
@@ -350,6 +378,7 @@ const dvs_test_case cases[] = {
 	DVS_TEST(test_readonly_fd_and_seals),
 	DVS_TEST(test_attach_refuses_garbage),
 	DVS_TEST(test_validate_header),
+	DVS_TEST(test_publish_order),
 	DVS_TEST(test_validate_entry),
 	DVS_TEST_END,
 };

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "app_objects.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rte_errno.h>
+
+static int general_cmd(struct dvshare_dev *dev, uint16_t cap_type, uint8_t *out)
+{
+	uint8_t in[DVSHARE_PRM_HDR_SIZE];
+
+	dvshare_prm_query_hca_cap(in, cap_type);
+	return dvshare_dev_general_cmd(dev, in, sizeof(in), out, DVSHARE_PRM_HCA_CAP_OUT_SIZE);
+}
+
+int app_caps(struct dvshare_dev *dev, struct dvshare_prm_hca_caps *gen,
+	     struct dvshare_prm_virtio_caps *vio)
+{
+	uint8_t out[DVSHARE_PRM_HCA_CAP_OUT_SIZE];
+	int rc = general_cmd(dev, DVSHARE_PRM_CAP_GENERAL, out);
+
+	if (vio != NULL)
+		memset(vio, 0, sizeof(*vio));
+	if (rc != 0)
+		return rc;
+	dvshare_prm_hca_caps_parse(out, gen);
+	if (!dvshare_prm_hca_has_obj(gen, DVSHARE_PRM_OBJ_VIRTIO_NET_Q))
+		return -EOPNOTSUPP;
+	if (vio == NULL)
+		return 0;
+	rc = general_cmd(dev, DVSHARE_PRM_CAP_VIRTIO_EMULATION, out);
+	if (rc == 0)
+		dvshare_prm_virtio_caps_parse(out, vio);
+	return rc;
+}
+
+/* Create a DEVX object from @in and publish it; its id in *id. */
+static int create(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
+		  uint32_t *id, uint8_t *status, uint32_t *syndrome)
+{
+	uint8_t out[DVSHARE_PRM_HDR_SIZE];
+	struct dvshare_obj *o = dvshare_obj_create(dev, name, in, inlen, out, sizeof(out));
+
+	if (o == NULL) {
+		int rc = -rte_errno;
+		if (status != NULL)
+			*status = rc == -EREMOTEIO ? dvshare_prm_out_status(out) : 0;
+		if (syndrome != NULL)
+			*syndrome = rc == -EREMOTEIO ? dvshare_prm_out_syndrome(out) : 0;
+		return rc;
+	}
+	if (id != NULL)
+		*id = dvshare_obj_id(o);
+	dvshare_obj_release(o);
+	return 0;
+}
+
+int app_pd(struct dvshare_dev *dev, uint32_t *pd)
+{
+	uint8_t in[DVSHARE_PRM_HDR_SIZE];
+	struct dvshare_obj *o = dvshare_obj_lookup(dev, APP_PD_NAME);
+
+	if (o != NULL) {
+		*pd = dvshare_obj_id(o);
+		dvshare_obj_release(o);
+		return 0;
+	}
+	return create(dev, APP_PD_NAME, in, dvshare_prm_alloc_pd(in), pd, NULL, NULL);
+}
+
+int app_counter_create(struct dvshare_dev *dev, const char *name, uint32_t *id)
+{
+	uint8_t in[DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE];
+
+	return create(dev, name, in, dvshare_prm_alloc_flow_counter(in, 0), id, NULL, NULL);
+}
+
+int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *octets)
+{
+	uint8_t in[DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE], out[DVSHARE_PRM_FLOW_COUNTER_OUT_SIZE];
+	size_t len = dvshare_prm_query_flow_counter(in, dvshare_obj_id(counter), 0);
+	int rc = dvshare_obj_query(counter, in, len, out, sizeof(out));
+
+	if (rc != 0)
+		return rc;
+	*packets = dvshare_prm_flow_counter_packets(out);
+	*octets = dvshare_prm_flow_counter_octets(out);
+	return 0;
+}
+
+/* Register @size bytes (page-aligned, zeroed, kept for the process's life)
+ * as UMEM @name. */
+static int umem(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id)
+{
+	void *mem = NULL;
+	struct dvshare_umem *u;
+
+	if (posix_memalign(&mem, 4096, size) != 0)
+		return -ENOMEM;
+	memset(mem, 0, size);
+	u = dvshare_umem_reg(dev, name, mem, size, IBV_ACCESS_LOCAL_WRITE);
+	if (u == NULL) {
+		free(mem);
+		return -rte_errno;
+	}
+	*id = dvshare_umem_id(u);
+	dvshare_umem_release(u);
+	return 0;
+}
+
+int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
+		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
+	struct dvshare_prm_hca_caps gen;
+	struct dvshare_prm_virtio_caps vio;
+	struct dvshare_prm_virtq q;
+	char uname[DVSHARE_NAME_MAX];
+	int rc;
+
+	/* Every name the queue needs must fit before anything is made. */
+	if (name == NULL || strlen(name) + sizeof(".umem1") > sizeof(uname))
+		return name == NULL ? -EINVAL : -ENAMETOOLONG;
+	rc = app_caps(dev, &gen, &vio);
+	if (rc != 0)
+		return rc;
+	memset(&q, 0, sizeof(q));
+	q.queue_index = queue_index;
+	q.queue_size = queue_size;
+	q.state = DVSHARE_PRM_VIRTQ_STATE_INIT;
+	q.virtio_q_type = DVSHARE_PRM_VIRTQ_TYPE_SPLIT;
+	q.event_mode = DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX;
+	q.virtio_version_1_0 = vio.virtio_version_1_0;
+	rc = app_pd(dev, &q.pd);
+	unsigned int made = 0;
+	for (; made < 3 && rc == 0; made++) {
+		uint64_t size = dvshare_prm_virtq_umem_size(&vio, made, queue_size);
+		if (size > UINT32_MAX) {
+			rc = -EINVAL;
+			break;
+		}
+		snprintf(uname, sizeof(uname), "%s.umem%u", name, made + 1);
+		rc = umem(dev, uname, size, &q.umem[made].id);
+		q.umem[made].size = (uint32_t)size;
+	}
+	if (rc == 0)
+		rc = create(dev, name, in, dvshare_prm_virtq_create(in, &q), obj_id, status, syndrome);
+	if (rc != 0) {
+		/* Nothing of a queue that could not be made stays published. */
+		for (unsigned int i = 1; i <= made; i++) {
+			snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
+			dvshare_destroy(dev, uname, 1000);
+		}
+	}
+	return rc;
+}
+
+int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
+{
+	char uname[DVSHARE_NAME_MAX];
+	int rc = dvshare_destroy(dev, name, timeout_ms);
+
+	for (unsigned int i = 1; i <= 3 && rc == 0; i++) {
+		snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
+		rc = dvshare_destroy(dev, uname, timeout_ms);
+	}
+	return rc;
+}
+
+int app_virtq_query(struct dvshare_obj *q, struct dvshare_prm_virtq *out)
+{
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], buf[DVSHARE_PRM_VIRTQ_SIZE];
+	int rc = dvshare_obj_query(q, in, dvshare_prm_virtq_query(in, dvshare_obj_id(q)), buf,
+				   sizeof(buf));
+
+	if (rc == 0)
+		dvshare_prm_virtq_parse(buf, out);
+	return rc;
+}
+
+int app_virtq_modify(struct dvshare_obj *q, uint64_t select, const struct dvshare_prm_virtq *want,
+		     uint8_t *status, uint32_t *syndrome)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	size_t len = dvshare_prm_virtq_modify(in, dvshare_obj_id(q), select, want);
+	int rc = dvshare_obj_modify(q, in, len, out, sizeof(out));
+
+	if (status != NULL)
+		*status = rc == -EREMOTEIO ? dvshare_prm_out_status(out) : 0;
+	if (syndrome != NULL)
+		*syndrome = rc == -EREMOTEIO ? dvshare_prm_out_syndrome(out) : 0;
+	return rc;
+}

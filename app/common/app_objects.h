@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Real device objects, built only with dvshare.h and dvshare_prm.h as an
+ * application would, for the demo, the benchmark and the multi-process
+ * tests: the device's capabilities, a protection domain, a flow counter,
+ * and a VIRTIO_NET_Q with its three UMEMs sized from the caps. Every call
+ * works on a ConnectX-6 Dx / BlueField and on the software device alike.
+ */
+#ifndef DVS_APP_OBJECTS_H
+#define DVS_APP_OBJECTS_H
+
+#include <stdint.h>
+
+#include "dvshare.h"
+#include "dvshare_prm.h"
+
+/* Name of the PD the helpers below share per device ("pd"). */
+#define APP_PD_NAME "pd"
+
+/*
+ * Read the general and virtio emulation caps through dvshare_dev_general_cmd
+ * (primary or secondary). @vio may be NULL.
+ * 0; -EOPNOTSUPP when the device has no VIRTIO_NET_Q (then @vio is zeroed);
+ * or the command's negative errno.
+ */
+int app_caps(struct dvshare_dev *dev, struct dvshare_prm_hca_caps *gen,
+	     struct dvshare_prm_virtio_caps *vio);
+
+/* The device's shared PD (APP_PD_NAME), created and published on first
+ * use (primary). 0 and *pd, or a negative errno. */
+int app_pd(struct dvshare_dev *dev, uint32_t *pd);
+
+/* Create and publish a flow counter named @name on the device's PD
+ * (primary). 0 and *id, or a negative errno. */
+int app_counter_create(struct dvshare_dev *dev, const char *name, uint32_t *id);
+
+/* Read a flow counter through this process's context. 0 or a negative
+ * errno (-EREMOTEIO: the device refused; -ENODEV: revoked). */
+int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *octets);
+
+/*
+ * Create and publish a VIRTIO_NET_Q named @name, as DPDK's vdpa driver
+ * prepares one: on the device's PD, with three UMEMs named <name>.umem1..3
+ * of the sizes the caps ask for, in state INIT, split ring, no MSI-X, no
+ * mkey yet (primary). The UMEM memory stays allocated for the life of the
+ * process: a secondary may still be using the UMEMs until they are
+ * destroyed. 0 and *obj_id, or a negative errno; on a device failure
+ * *status / *syndrome (may be NULL) say why.
+ */
+int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
+		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome);
+
+/* Destroy a queue made by app_virtq_create(), then its UMEMs (primary). */
+int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
+
+/* Query a VIRTIO_NET_Q through this process's context. 0 or a negative errno. */
+int app_virtq_query(struct dvshare_obj *q, struct dvshare_prm_virtq *out);
+
+/* Modify the fields @select names (DVSHARE_PRM_VIRTQ_MODIFY_*) to @want.
+ * 0 or a negative errno; on a device failure *status / *syndrome say why. */
+int app_virtq_modify(struct dvshare_obj *q, uint64_t select, const struct dvshare_prm_virtq *want,
+		     uint8_t *status, uint32_t *syndrome);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The sim's "firmware": the PRM commands it executes once the kernel
+ * layer (sim_devx.cpp) has let them through. Each answers with a PRM
+ * status and syndrome in the command output, as a ConnectX does; the
+ * kernel layer turns a status other than OK into errno EREMOTEIO (or,
+ * for the destroy commands the kernel issues itself, into the errno
+ * mlx5_cmd_exec would give). Objects modelled: PD, flow counter,
+ * VIRTIO_NET_Q; device command: QUERY_HCA_CAP. Callers hold the ufile lock.
+ */
+#ifndef DVS_SIM_FIRMWARE_H
+#define DVS_SIM_FIRMWARE_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dvshare_prm.h"
+#include "sim_ufile.h"
+
+namespace dvs::sim {
+
+/* A command as the kernel passes it: input (uid stamped) and output. */
+struct FwCmd {
+	const uint8_t *in;
+	size_t inlen;
+	uint8_t *out;
+	size_t outlen;
+};
+
+struct FwStatus {
+	uint8_t status = DVSHARE_PRM_STATUS_OK;
+	uint32_t syndrome = 0;
+
+	bool ok() const { return status == DVSHARE_PRM_STATUS_OK; }
+};
+
+inline FwStatus fw_error(uint8_t status, uint32_t syndrome)
+{
+	return { status, syndrome };
+}
+
+/* Create the object @c asks for in slot @handle (@k, already reserved by
+ * the kernel: type DevxObj). Fills @k and the output. */
+FwStatus fw_create(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);
+/* A query or modify command on object @k (the kernel checked the ids). */
+FwStatus fw_query(const Ufile &u, Kobj &k, const FwCmd &c);
+FwStatus fw_modify(const Ufile &u, Kobj &k, const FwCmd &c);
+/* The destroy command the kernel built for @k at create time. */
+FwStatus fw_destroy(const Ufile &u, Kobj &k);
+/* A device command (QUERY_HCA_CAP). */
+FwStatus fw_general(const Ufile &u, const FwCmd &c);
+
+/* Write the status and syndrome into the output header. */
+void fw_reply(const FwCmd &c, FwStatus s);
+
+/* VIRTIO_NET_Q, in sim_fw_virtq.cpp. */
+FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c);
+FwStatus virtq_query(Kobj &k, const FwCmd &c);
+FwStatus virtq_modify(Kobj &k, const FwCmd &c);
+/* Drop the UMEM references of a queue being destroyed. */
+void virtq_release(const Ufile &u, Kobj &k);
+
+/* A live PD with id @pd, or nullptr. */
+Kobj *find_pd(const Ufile &u, uint32_t pd);
+
+} // namespace dvs::sim
+
+#endif

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The VIRTIO_NET_Q general object (obj_type 0x000d): create, query and
+ * modify with the layouts of DPDK's mlx5_prm.h (create_virtq_in,
+ * virtio_net_q, virtio_q) and the checks DPDK's mlx5_devx_cmd_create_virtq
+ * shows the device makes: a valid pd, three UMEMs each holding
+ * umem_N_buffer_param_a * queue_size + umem_N_buffer_param_b bytes, a
+ * power-of-two queue size, an index below max_num_virtio_queues, and only
+ * the features the virtio emulation caps offer. The object keeps the
+ * 192-byte virtio_net_q context as the device reports it on query.
+ */
+#include <cstring>
+
+#include "dvs_sim.h"
+#include "sim_firmware.h"
+
+namespace dvs::sim {
+
+namespace {
+
+constexpr size_t kCtxOff = DVSHARE_PRM_HDR_SIZE; /* virtio_net_q in the command */
+constexpr uint64_t kSupported = DVSHARE_PRM_VIRTQ_MODIFY_STATE | DVSHARE_PRM_VIRTQ_MODIFY_ADDR |
+				DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX |
+				DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX |
+				DVSHARE_PRM_VIRTQ_MODIFY_Q_TYPE |
+				DVSHARE_PRM_VIRTQ_MODIFY_VERSION_1_0 |
+				DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY | DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE;
+
+FwStatus bad_param(uint32_t syndrome)
+{
+	return fw_error(DVSHARE_PRM_STATUS_BAD_PARAM, syndrome);
+}
+
+/* Byte @off of the command as stored in the object (which starts at the
+ * command's virtio_net_q). */
+uint8_t *field(Kobj &k, size_t off)
+{
+	return k.ctx + (off - kCtxOff);
+}
+
+bool pow2_size(uint16_t n)
+{
+	return n != 0 && (n & (n - 1)) == 0 && n <= DVS_SIM_MAX_QUEUE_SIZE;
+}
+
+/* Features the caps do not offer: packed rings, event modes other than
+ * NO_MSIX, offloads (tso/csum). */
+bool features_offered(const dvshare_prm_virtq &q, const uint8_t *in)
+{
+	return q.virtio_q_type == DVSHARE_PRM_VIRTQ_TYPE_SPLIT &&
+	       q.event_mode == DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX &&
+	       (dvshare_prm_get8(in, DVSHARE_PRM_VIRTQ_OFFLOADS) & 0xf0) == 0;
+}
+
+/* The three UMEMs: each live, big enough for the queue, and the range it
+ * names inside the UMEM. */
+bool umems_fit(const Ufile &u, const dvshare_prm_virtq &q, Kobj *umem[3])
+{
+	const uint64_t a[3] = { DVS_SIM_UMEM_A0, DVS_SIM_UMEM_A1, DVS_SIM_UMEM_A2 };
+	const uint64_t b[3] = { DVS_SIM_UMEM_B0, DVS_SIM_UMEM_B1, DVS_SIM_UMEM_B2 };
+
+	for (int i = 0; i < 3; i++) {
+		umem[i] = u.table().by_id(q.umem[i].id, KobjType::Umem);
+		if (umem[i] == nullptr || q.umem[i].size < a[i] * q.queue_size + b[i] ||
+		    q.umem[i].offset > umem[i]->size ||
+		    q.umem[i].size > umem[i]->size - q.umem[i].offset)
+			return false;
+	}
+	return true;
+}
+
+bool transition_ok(uint8_t from, uint8_t to)
+{
+	if (to == DVSHARE_PRM_VIRTQ_STATE_ERR || from == to)
+		return true;
+	return (from == DVSHARE_PRM_VIRTQ_STATE_INIT && to == DVSHARE_PRM_VIRTQ_STATE_RDY) ||
+	       (from == DVSHARE_PRM_VIRTQ_STATE_RDY && to == DVSHARE_PRM_VIRTQ_STATE_SUSPEND) ||
+	       (from == DVSHARE_PRM_VIRTQ_STATE_SUSPEND && to == DVSHARE_PRM_VIRTQ_STATE_RDY);
+}
+
+/* Copy the bytes [@off, @off + @len) of the command into the object. */
+void take(Kobj &k, const uint8_t *in, size_t off, size_t len)
+{
+	memcpy(field(k, off), in + off, len);
+}
+
+} // namespace
+
+FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c)
+{
+	dvshare_prm_virtq q;
+	Kobj *umem[3];
+
+	if (c.inlen < DVSHARE_PRM_VIRTQ_SIZE)
+		return fw_error(DVSHARE_PRM_STATUS_BAD_INPUT_LEN, DVS_SIM_SYND_INPUT_LEN);
+	dvshare_prm_virtq_parse(c.in, &q);
+	if (q.state != DVSHARE_PRM_VIRTQ_STATE_INIT)
+		return bad_param(DVS_SIM_SYND_BAD_STATE);
+	if (!pow2_size(q.queue_size))
+		return bad_param(DVS_SIM_SYND_BAD_QUEUE_SIZE);
+	if (q.queue_index >= DVS_SIM_MAX_VIRTQ)
+		return bad_param(DVS_SIM_SYND_BAD_QUEUE_INDEX);
+	if (!features_offered(q, c.in))
+		return bad_param(DVS_SIM_SYND_UNSUPPORTED);
+	Kobj *pd = find_pd(u, q.pd);
+	if (pd == nullptr)
+		return bad_param(DVS_SIM_SYND_BAD_PD);
+	if (!umems_fit(u, q, umem))
+		return bad_param(DVS_SIM_SYND_BAD_UMEM);
+	memcpy(k.ctx, c.in + kCtxOff, sizeof(k.ctx));
+	memset(k.ctx, 0, 8); /* modify_field_select is not state */
+	pd->users++;
+	k.ref_pd = q.pd;
+	for (int i = 0; i < 3; i++) {
+		umem[i]->users++;
+		k.ref_umem[i] = q.umem[i].id;
+	}
+	return {};
+}
+
+FwStatus virtq_query(Kobj &k, const FwCmd &c)
+{
+	if (c.outlen < DVSHARE_PRM_VIRTQ_SIZE)
+		return fw_error(DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN, DVS_SIM_SYND_OUTPUT_LEN);
+	memcpy(c.out + kCtxOff, k.ctx, sizeof(k.ctx));
+	return {};
+}
+
+FwStatus virtq_modify(Kobj &k, const FwCmd &c)
+{
+	dvshare_prm_virtq cur, want;
+
+	if (c.inlen < DVSHARE_PRM_VIRTQ_SIZE)
+		return fw_error(DVSHARE_PRM_STATUS_BAD_INPUT_LEN, DVS_SIM_SYND_INPUT_LEN);
+	const uint64_t sel = dvshare_prm_get64(c.in, DVSHARE_PRM_VIRTQ_MODIFY_SELECT);
+	uint8_t stored[DVSHARE_PRM_VIRTQ_SIZE] = {};
+	memcpy(stored + kCtxOff, k.ctx, sizeof(k.ctx));
+	dvshare_prm_virtq_parse(stored, &cur);
+	dvshare_prm_virtq_parse(c.in, &want);
+	if (sel == 0 || (sel & ~kSupported) != 0)
+		return bad_param(DVS_SIM_SYND_BAD_SELECT);
+	/* A running queue changes state only. */
+	if (cur.state == DVSHARE_PRM_VIRTQ_STATE_RDY && (sel & ~DVSHARE_PRM_VIRTQ_MODIFY_STATE) != 0)
+		return fw_error(DVSHARE_PRM_STATUS_BAD_RES_STATE, DVS_SIM_SYND_BAD_RES_STATE);
+	if ((sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_TYPE) && want.virtio_q_type != DVSHARE_PRM_VIRTQ_TYPE_SPLIT)
+		return bad_param(DVS_SIM_SYND_UNSUPPORTED);
+	if ((sel & DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE) &&
+	    want.event_mode != DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX)
+		return bad_param(DVS_SIM_SYND_UNSUPPORTED);
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_STATE) {
+		if (!transition_ok(cur.state, want.state))
+			return bad_param(DVS_SIM_SYND_BAD_STATE);
+		uint32_t mkey = (sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY) ? want.mkey : cur.mkey;
+		if (want.state == DVSHARE_PRM_VIRTQ_STATE_RDY && mkey == 0)
+			return bad_param(DVS_SIM_SYND_NO_MKEY);
+	}
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_ADDR)
+		take(k, c.in, DVSHARE_PRM_VIRTQ_DESC_ADDR, 24);
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX)
+		take(k, c.in, DVSHARE_PRM_VIRTQ_HW_AVAIL_IDX, 2);
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX)
+		take(k, c.in, DVSHARE_PRM_VIRTQ_HW_USED_IDX, 2);
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_VERSION_1_0)
+		*field(k, DVSHARE_PRM_VIRTQ_VERSION) =
+			(*field(k, DVSHARE_PRM_VIRTQ_VERSION) & ~0x40) |
+			(c.in[DVSHARE_PRM_VIRTQ_VERSION] & 0x40);
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY)
+		take(k, c.in, DVSHARE_PRM_VIRTQ_MKEY, 4);
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_STATE)
+		*field(k, DVSHARE_PRM_VIRTQ_STATE) = want.state;
+	return {};
+}
+
+void virtq_release(const Ufile &u, Kobj &k)
+{
+	for (uint32_t id : k.ref_umem) {
+		Kobj *m = u.table().by_id(id, KobjType::Umem);
+		if (m != nullptr && m->users > 0)
+			m->users--;
+	}
+}
+
+} // namespace dvs::sim

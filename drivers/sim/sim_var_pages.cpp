@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "sim_var_pages.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+namespace dvs::sim {
+
+namespace {
+
+PageUse use_of(const PageState &ps)
+{
+	return static_cast<PageUse>(
+		std::atomic_ref<const uint32_t>(ps.use).load(std::memory_order_acquire));
+}
+
+void set_use(PageState &ps, PageUse use)
+{
+	std::atomic_ref<uint32_t>(ps.use).store(static_cast<uint32_t>(use),
+						std::memory_order_release);
+}
+
+/* One line of /proc/<pid>/maps that maps our memfd. */
+struct Vma {
+	uint64_t start, end, offset;
+};
+
+/* The mappings of the ufile in other processes, read once per reclaim.
+ * A process we may not inspect counts as mapping everything: a page is
+ * never handed out while it might still be mapped. */
+class ProcMaps {
+public:
+	explicit ProcMaps(const UfileHdr *h) : ino_(h->ino), dev_(h->dev) {}
+
+	/* Does @pid map file offset @off at @addr (its own VAR mapping)? */
+	bool maps_at(int32_t pid, uint64_t addr, uint64_t off)
+	{
+		const Entry &e = read(pid);
+		if (e.unknown)
+			return true;
+		for (const Vma &v : e.vmas)
+			if (addr >= v.start && addr < v.end && v.offset + (addr - v.start) == off)
+				return true;
+		return false;
+	}
+
+	/* Does any process map file offset @off, outside the sim's views? */
+	bool anyone_maps(uint64_t off)
+	{
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		bool found = false;
+
+		while (d != nullptr && !found && (de = readdir(d)) != nullptr) {
+			int32_t pid = atoi(de->d_name);
+			if (pid <= 0)
+				continue;
+			const Entry &e = read(pid);
+			for (const Vma &v : e.vmas)
+				found |= off >= v.offset && off - v.offset < v.end - v.start;
+		}
+		if (d != nullptr)
+			closedir(d);
+		return found;
+	}
+
+private:
+	struct Entry {
+		bool unknown = false;
+		std::vector<Vma> vmas;
+	};
+
+	const Entry &read(int32_t pid)
+	{
+		auto it = cache_.find(pid);
+		if (it != cache_.end())
+			return it->second;
+		Entry &e = cache_[pid];
+		char path[64], line[512];
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+		FILE *f = fopen(path, "re");
+		if (f == nullptr) {
+			e.unknown = errno != ENOENT && errno != ESRCH;
+			return e;
+		}
+		while (fgets(line, sizeof(line), f) != nullptr) {
+			unsigned long lo, hi, off, ino;
+			unsigned int maj, mnr;
+			char perms[8];
+			if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &maj,
+				   &mnr, &ino) != 7)
+				continue;
+			/* Offset 0 is a sim view of the whole file, never a VAR. */
+			if (ino == ino_ && makedev(maj, mnr) == dev_ && off != 0)
+				e.vmas.push_back({ lo, hi, off });
+		}
+		fclose(f);
+		return e;
+	}
+
+	uint64_t ino_, dev_;
+	std::map<int32_t, Entry> cache_;
+};
+
+/* Drop the records of @page_id whose mapping is gone; true when the page
+ * may go back to the pool. */
+bool page_unmapped(const Ufile &u, uint32_t page_id, ProcMaps &pm)
+{
+	PageState &ps = u.page(page_id);
+	MapRec *recs = u.maps(page_id);
+	const uint64_t off = var_mmap_off(page_id);
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < ps.nmaps; i++)
+		if (pm.maps_at(recs[i].pid, recs[i].addr, off))
+			recs[kept++] = recs[i];
+	ps.nmaps = kept;
+	if (ps.maps_lost != 0 && kept == 0 && !pm.anyone_maps(off))
+		ps.maps_lost = 0;
+	return kept == 0 && ps.maps_lost == 0;
+}
+
+void add_record(const Ufile &u, uint32_t page_id, int32_t pid, uint64_t addr)
+{
+	PageState &ps = u.page(page_id);
+
+	if (ps.nmaps < kMapsPerPage)
+		u.maps(page_id)[ps.nmaps++] = { pid, 0, addr };
+	else
+		ps.maps_lost = 1; /* reclaim then asks every process */
+}
+
+/* Before fork(): the child will map what this process maps, and nothing
+ * tells the sim its pid in time, so those pages are checked against every
+ * process until none maps them (mappings copied into the child hold the
+ * page, as the duplicated VMA's reference does in the kernel). */
+void flag_forked_pages()
+{
+	const int32_t self = getpid();
+
+	Ufile::lock_all();
+	Ufile::for_each([&](Ufile &u) {
+		UfileLock lock(u.hdr());
+		for (uint32_t p = 0; p < kVarPages; p++) {
+			PageState &ps = u.page(p);
+			for (uint32_t i = 0; i < ps.nmaps; i++)
+				if (u.maps(p)[i].pid == self)
+					ps.maps_lost = 1;
+		}
+	});
+}
+
+} // namespace
+
+int page_of_offset(uint64_t off)
+{
+	uint64_t pgoff = off >> 12;
+	uint64_t index = (pgoff & 0xff) | (pgoff >> 16) << 8;
+
+	if (index >= kVarPages || var_mmap_off(static_cast<uint32_t>(index)) != off)
+		return -1;
+	return static_cast<int>(index);
+}
+
+uint32_t reclaim_pages(const Ufile &u)
+{
+	ProcMaps pm(u.hdr());
+	uint32_t held = 0;
+
+	for (uint32_t p = 0; p < kVarPages; p++) {
+		PageState &ps = u.page(p);
+		if (use_of(ps) != PageUse::Released)
+			continue;
+		if (page_unmapped(u, p, pm))
+			set_use(ps, PageUse::Free);
+		else
+			held++;
+	}
+	return held;
+}
+
+int take_page(const Ufile &u, uint32_t handle)
+{
+	bool reclaimed = false;
+
+	for (uint32_t p = 0; p < kVarPages; p++) {
+		PageState &ps = u.page(p);
+		if (use_of(ps) == PageUse::Released && !reclaimed) {
+			reclaim_pages(u); /* may free this page or lower ones: none is lower */
+			reclaimed = true;
+		}
+		if (use_of(ps) != PageUse::Free)
+			continue;
+		uint32_t *words = u.var_words(p);
+		memset(words, 0, kPage);
+		std::atomic_ref<uint32_t>(words[DVS_SIM_DB_OFFSET / 4])
+			.store(DVS_SIM_DB_IDLE, std::memory_order_relaxed);
+		std::atomic_ref<uint64_t>(ps.kicks).store(0, std::memory_order_relaxed);
+		std::atomic_ref<uint32_t>(ps.last).store(0, std::memory_order_relaxed);
+		ps.handle = handle;
+		ps.nmaps = 0;
+		ps.maps_lost = 0;
+		set_use(ps, PageUse::Owned);
+		return static_cast<int>(p);
+	}
+	return -1;
+}
+
+void release_page(const Ufile &u, uint32_t page_id)
+{
+	set_use(u.page(page_id), PageUse::Released);
+}
+
+void record_mapping(const Ufile &u, uint32_t page_id, const void *addr)
+{
+	add_record(u, page_id, getpid(), reinterpret_cast<uintptr_t>(addr));
+}
+
+void track_forks()
+{
+	static std::once_flag once;
+
+	std::call_once(once, [] {
+		pthread_atfork(flag_forked_pages, Ufile::unlock_all, Ufile::unlock_all);
+	});
+}
+
+} // namespace dvs::sim

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The VAR page pool of a ufile, with the kernel's lifetime rule: a freed
+ * VAR's page goes back to the pool only when its last mapping, in any
+ * process, is gone (mlx5_ib_mmap_free runs from the last reference of the
+ * mmap entry, and every VMA holds one). The sim cannot hook munmap, so it
+ * remembers who mapped each page through its mmap (pid, address), and asks
+ * /proc/<pid>/maps whether they still exist when a page is wanted back; a
+ * page mapped by a process that forked is looked for in every process.
+ * All calls need the ufile lock.
+ */
+#ifndef DVS_SIM_VAR_PAGES_H
+#define DVS_SIM_VAR_PAGES_H
+
+#include <cstdint>
+
+#include "sim_ufile.h"
+
+namespace dvs::sim {
+
+/* The lowest free page, now Owned by VAR @handle (its doorbell idle, its
+ * counters zero); pages whose mappings are gone are reclaimed first when
+ * that can lower the answer. -1 when every page is in use. */
+int take_page(const Ufile &u, uint32_t handle);
+
+/* The VAR owning @page_id was freed: no new mapping, page not reusable
+ * until its mappings are gone. */
+void release_page(const Ufile &u, uint32_t page_id);
+
+/* The page whose mmap offset is @off, or -1 when no page has it. */
+int page_of_offset(uint64_t off);
+
+/* Remember that this process mapped @page_id at @addr. */
+void record_mapping(const Ufile &u, uint32_t page_id, const void *addr);
+
+/* Return freed pages nobody maps any more to the pool. Returns the number
+ * of freed pages still mapped somewhere. */
+uint32_t reclaim_pages(const Ufile &u);
+
+/* Make fork() mark the pages this process maps (once per process; called
+ * when a ufile is mapped). */
+void track_forks();
+
+} // namespace dvs::sim
+
+#endif

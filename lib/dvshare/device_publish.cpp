@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Publishing (primary): create or take an rdma-core object, export it into
+ * a registry entry, and announce it to the secondaries.
+ */
+#include "device.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "dvs_log.h"
+#include "dvshare_prm.h"
+#include "ipc.h"
+#include "library.h"
+
+using dvs::RegEntry;
+
+namespace {
+
+RegEntry make_entry(const char *name, enum dvshare_type type, uint32_t id)
+{
+	RegEntry e{};
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	e.type = type;
+	e.id = id;
+	return e;
+}
+
+/* The create commands dvshare shares, and which decodes the new object's
+ * id from the output (dvshare_prm_created_id()). */
+bool shareable_create(uint16_t opcode)
+{
+	return opcode == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT ||
+	       opcode == DVSHARE_PRM_CMD_ALLOC_PD || opcode == DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER;
+}
+
+} // namespace
+
+/* Insert @e into the registry and keep @h for its slot. On failure @h is
+ * destroyed, which frees what it owns, unless @give_back: then the object
+ * stays the application's. */
+template <typename H>
+H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
+{
+	uint32_t slot = 0;
+	H *raw = h.get();
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		int rc = reg_.insert(e, &slot);
+		if (rc != 0) {
+			DVS_LOG(ERR, "%s: cannot publish %s: %s", name_.c_str(), e.name,
+				rc == -EEXIST ? "name already published"
+				: rc == -ENOSPC ? "registry full" : strerror(-rc));
+			if (give_back)
+				h->dv = nullptr;
+			return dvs::fail_null<H>(-rc);
+		}
+		RegEntry snap;
+		reg_.read(slot, &snap);
+		raw->slot = slot;
+		raw->gen = snap.gen;
+		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
+		raw->get();
+		if (store_[slot] != nullptr)
+			let_go_locked(slot); /* a stale import of the slot's old object */
+		store_[slot] = std::move(h);
+		view_[slot].store(raw, std::memory_order_release);
+	}
+	dvs::Library::get().stats.published++;
+	dvs::ipc_announce(this, raw->name);
+	return raw;
+}
+
+/* Checks every publish call shares before touching the device. */
+int dvshare_dev::publish_precheck(const char *name) const
+{
+	int rc = dvs::check_name(name);
+
+	if (!primary_)
+		return -EPERM;
+	if (rc != 0)
+		return rc;
+	RegEntry snap;
+	uint32_t slot;
+	if (reg_.closed())
+		return -ENODEV;
+	if (reg_.find(name, &snap, &slot) == 0)
+		return -EEXIST;
+	return 0;
+}
+
+/* VAR pages exist for virtio emulation: a device without VIRTIO_NET_Q
+ * has none (mlx5_ib: var_is_supported). */
+int dvshare_dev::var_precheck(const char *name) const
+{
+	int rc = publish_precheck(name);
+
+	if (rc == 0 && !caps_.virtio_net_q) {
+		DVS_LOG(ERR, "%s: no VAR for %s: the device has no VIRTIO_NET_Q capability",
+			name_.c_str(), name);
+		rc = -EOPNOTSUPP;
+	}
+	return rc;
+}
+
+dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags)
+{
+	int rc = var_precheck(name);
+
+	if (rc != 0)
+		return dvs::fail_null<dvshare_var>(-rc);
+	struct mlx5dv_var *dv = glue_->alloc_var(ctx_, flags);
+	if (dv == nullptr) {
+		rc = errno;
+		DVS_LOG(ERR, "%s: VAR allocation failed: %s", name_.c_str(), strerror(rc));
+		return dvs::fail_null<dvshare_var>(rc);
+	}
+	auto h = std::make_unique<dvshare_var>(this, true);
+	h->dv = dv;
+	return publish_var(std::move(h), name, false);
+}
+
+dvshare_var *dvshare_dev::var_publish(const char *name, struct mlx5dv_var *dv)
+{
+	int rc = var_precheck(name);
+
+	if (rc == 0 && dv == nullptr)
+		rc = -EINVAL;
+	if (rc != 0)
+		return dvs::fail_null<dvshare_var>(-rc);
+	auto h = std::make_unique<dvshare_var>(this, true);
+	h->dv = dv;
+	return publish_var(std::move(h), name, true);
+}
+
+dvshare_var *dvshare_dev::publish_var(std::unique_ptr<dvshare_var> h, const char *name,
+				      bool give_back)
+{
+	RegEntry e = make_entry(name, DVSHARE_TYPE_VAR, h->dv->page_id);
+	int rc = map_var(h.get());
+
+	if (rc == 0 && glue_->var_export(h->dv, e.blob) != 0)
+		rc = -errno;
+	if (rc != 0) {
+		if (give_back)
+			h->dv = nullptr;
+		return dvs::fail_null<dvshare_var>(-rc);
+	}
+	e.mmap_off = static_cast<uint64_t>(h->dv->mmap_off);
+	e.size = h->dv->length;
+	e.blob_len = static_cast<uint16_t>(sizes_.var_attrs_size);
+	return publish(std::move(h), e, give_back);
+}
+
+dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t inlen, void *out,
+				     size_t outlen)
+{
+	int rc = publish_precheck(name);
+
+	if (rc == 0 && (in == nullptr || out == nullptr || inlen < DVSHARE_PRM_HDR_SIZE ||
+			outlen < DVSHARE_PRM_HDR_SIZE))
+		rc = -EINVAL;
+	if (rc != 0)
+		return dvs::fail_null<dvshare_obj>(-rc);
+	const uint16_t op = dvshare_prm_opcode(in);
+	if (!shareable_create(op)) {
+		DVS_LOG(ERR, "%s: %s: create opcode 0x%04x is not one dvshare_obj_create() takes "
+			     "(CREATE_GENERAL_OBJECT, ALLOC_PD, ALLOC_FLOW_COUNTER); create it with "
+			     "mlx5dv_devx_obj_create() and share it with dvshare_obj_publish()",
+			name_.c_str(), name, op);
+		return dvs::fail_null<dvshare_obj>(EOPNOTSUPP);
+	}
+	struct mlx5dv_devx_obj *dv = glue_->devx_obj_create(ctx_, in, inlen, out, outlen);
+	if (dv == nullptr) {
+		rc = errno;
+		/* Only a device failure (EREMOTEIO) put a status in @out. */
+		if (rc == EREMOTEIO)
+			DVS_LOG(ERR, "%s: DEVX create for %s failed: status %s, syndrome 0x%08x",
+				name_.c_str(), name,
+				dvshare_prm_status_str(dvshare_prm_out_status(out)),
+				dvshare_prm_out_syndrome(out));
+		else
+			DVS_LOG(ERR, "%s: DEVX create for %s refused: %s", name_.c_str(), name,
+				strerror(rc));
+		return dvs::fail_null<dvshare_obj>(rc);
+	}
+	uint16_t type = op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT ? dvshare_prm_hdr_decode(in).obj_type
+								     : 0;
+	return publish_obj(name, dv, dvshare_prm_created_id(op, out), type, op, false);
+}
+
+dvshare_obj *dvshare_dev::obj_publish(const char *name, struct mlx5dv_devx_obj *dv,
+				      uint32_t obj_id)
+{
+	int rc = publish_precheck(name);
+
+	if (rc == 0 && dv == nullptr)
+		rc = -EINVAL;
+	if (rc != 0)
+		return dvs::fail_null<dvshare_obj>(-rc);
+	return publish_obj(name, dv, obj_id, 0, 0, true);
+}
+
+dvshare_obj *dvshare_dev::publish_obj(const char *name, struct mlx5dv_devx_obj *dv,
+				      uint32_t obj_id, uint16_t obj_type, uint16_t create_op,
+				      bool give_back)
+{
+	auto h = std::make_unique<dvshare_obj>(this, true);
+	RegEntry e = make_entry(name, DVSHARE_TYPE_OBJ, obj_id);
+
+	h->dv = dv;
+	h->obj_id = obj_id;
+	h->obj_type = obj_type;
+	h->create_op = create_op;
+	if (glue_->devx_obj_export(dv, e.blob) != 0) {
+		int err = errno;
+		DVS_LOG(ERR, "%s: cannot export DEVX object %s: %s", name_.c_str(), name,
+			strerror(err));
+		if (give_back)
+			h->dv = nullptr;
+		return dvs::fail_null<dvshare_obj>(err);
+	}
+	e.obj_type = obj_type;
+	e.create_op = create_op;
+	e.blob_len = static_cast<uint16_t>(sizes_.devx_obj_attrs_size);
+	return publish(std::move(h), e, give_back);
+}
+
+dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, uint32_t access)
+{
+	int rc = publish_precheck(name);
+
+	if (rc != 0)
+		return dvs::fail_null<dvshare_umem>(-rc);
+	struct mlx5dv_devx_umem *dv = glue_->devx_umem_reg(ctx_, addr, size, access);
+	if (dv == nullptr) {
+		rc = errno;
+		DVS_LOG(ERR, "%s: UMEM registration of %s failed: %s", name_.c_str(), name,
+			strerror(rc));
+		return dvs::fail_null<dvshare_umem>(rc);
+	}
+	auto h = std::make_unique<dvshare_umem>(this, true);
+	RegEntry e = make_entry(name, DVSHARE_TYPE_UMEM, dv->umem_id);
+	h->dv = dv;
+	h->size = size;
+	if (glue_->devx_umem_export(dv, e.blob) != 0) {
+		rc = errno;
+		DVS_LOG(ERR, "%s: cannot export UMEM %s: %s", name_.c_str(), name, strerror(rc));
+		return dvs::fail_null<dvshare_umem>(rc);
+	}
+	e.size = size;
+	e.blob_len = static_cast<uint16_t>(sizes_.devx_umem_attrs_size);
+	return publish(std::move(h), e, false);
+}
+
+int dvshare_dev::set_meta(const char *name, const void *meta, size_t len)
+{
+	RegEntry snap;
+	uint32_t slot;
+
+	if (!primary_)
+		return -EPERM;
+	if (len > DVSHARE_META_MAX)
+		return -EMSGSIZE;
+	if (len != 0 && meta == nullptr)
+		return -EINVAL;
+	int rc = dvs::check_name(name);
+	if (rc != 0)
+		return rc;
+	std::lock_guard<std::mutex> lock(ctl_);
+	rc = reg_.find(name, &snap, &slot);
+	if (rc != 0)
+		return rc;
+	return reg_.set_meta(slot, meta, len);
+}

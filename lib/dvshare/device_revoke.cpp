@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The destroy protocol (doc/protocol.md): the primary marks an entry
+ * revoking, every attached secondary fences and lets go, and only then is
+ * the kernel object destroyed. Letting go in any process: a VAR mapping is
+ * fenced in place, DEVX objects and UMEMs are unimported at their last
+ * release.
+ */
+#include "device.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "dvs_log.h"
+#include "fault.h"
+#include "ipc.h"
+#include "library.h"
+#include "peers.h"
+
+using dvs::EntryState;
+using dvs::Handle;
+using dvs::RegEntry;
+
+namespace {
+
+/* Replace the VAR page in place with a private anonymous page, so a
+ * doorbell written after this lands in the fence, never on a page the
+ * device may give to someone else; then free (owner) or unimport. */
+void fence_var(dvshare_var *v, const struct dvs_glue *g, const char *dev)
+{
+	if (v->page.valid()) {
+		void *p = mmap(v->page.addr(), v->page.length(), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED) {
+			/* Unmapped instead: a late write faults rather than land. */
+			DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it", dev, v->name,
+				strerror(errno));
+			v->page.reset();
+			v->db = nullptr;
+		}
+	}
+	if (v->dv != nullptr) {
+		if (v->owner)
+			g->free_var(v->dv);
+		else
+			g->var_unimport(v->dv);
+		v->dv = nullptr;
+	}
+}
+
+std::string pid_list(const std::set<pid_t> &pids)
+{
+	std::string s;
+
+	for (pid_t p : pids)
+		s += (s.empty() ? "" : " ") + std::to_string(p);
+	return s;
+}
+
+} // namespace
+
+/* Owner side of a destroy for objects whose destroy can fail. VARs are
+ * freed by let_go_locked(), after their mapping is fenced. */
+int dvshare_dev::kill_kernel_object(Handle *h)
+{
+	int rc = 0;
+
+	if (h->type == DVSHARE_TYPE_OBJ) {
+		auto *o = static_cast<dvshare_obj *>(h);
+		rc = glue_->devx_obj_destroy(o->dv);
+		if (rc == 0)
+			o->dv = nullptr;
+	} else if (h->type == DVSHARE_TYPE_UMEM) {
+		auto *u = static_cast<dvshare_umem *>(h);
+		rc = glue_->devx_umem_dereg(u->dv);
+		if (rc == 0)
+			u->dv = nullptr;
+	}
+	if (rc != 0)
+		DVS_LOG(ERR, "%s: device refused to destroy %s: %s", name_.c_str(), h->name,
+			strerror(rc));
+	return -rc;
+}
+
+void dvshare_dev::let_go_locked(uint32_t slot)
+{
+	std::unique_ptr<Handle> h = std::move(store_[slot]);
+
+	if (h == nullptr)
+		return;
+	view_[slot].store(nullptr, std::memory_order_seq_cst);
+	h->revoked.store(true);
+	dvs::Library::get().stats.revoked++;
+	if (h->type == DVSHARE_TYPE_VAR)
+		fence_var(static_cast<dvshare_var *>(h.get()), glue_, name_.c_str());
+	retired_.push_back(std::move(h));
+	reap_locked();
+}
+
+/* Free retired handles nobody references and no lookup can reach: a
+ * lookup reads view_ between two updates of lookups_in_flight_, so once
+ * view_ is cleared and the count is seen at zero, none can find it. */
+void dvshare_dev::reap_locked()
+{
+	bool quiet = lookups_in_flight_.load(std::memory_order_seq_cst) == 0;
+
+	std::erase_if(retired_, [quiet](const std::unique_ptr<Handle> &h) {
+		if (quiet)
+			h->unreachable = true;
+		return h->unreachable && h->refs.load() == 0;
+	});
+}
+
+void dvshare_dev::reap()
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+	reap_locked();
+}
+
+int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing)
+{
+	std::unique_lock<std::mutex> lk(wait_mu_);
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+
+	wait_cv_.wait_until(lk, deadline, [&] { return pending_[revoke_id].waiting.empty(); });
+	*missing = std::move(pending_[revoke_id].waiting);
+	pending_.erase(revoke_id);
+	return missing->empty() ? 0 : -EBUSY;
+}
+
+void dvshare_dev::revoke_ack(pid_t pid, uint32_t revoke_id, uint32_t slot, uint32_t gen)
+{
+	std::lock_guard<std::mutex> lk(wait_mu_);
+	auto it = pending_.find(revoke_id);
+
+	if (it == pending_.end() || it->second.slot != slot || it->second.gen != gen)
+		return; /* late answer to a destroy that was called off */
+	it->second.waiting.erase(pid);
+	wait_cv_.notify_all();
+}
+
+void dvshare_dev::peer_gone(pid_t pid)
+{
+	std::lock_guard<std::mutex> lk(wait_mu_);
+
+	for (auto &[id, p] : pending_)
+		p.waiting.erase(pid);
+	wait_cv_.notify_all();
+}
+
+int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
+{
+	dvs::Library &lib = dvs::Library::get();
+	RegEntry snap;
+	uint32_t slot, rid;
+	int rc = dvs::check_name(name);
+
+	if (!primary_)
+		return -EPERM;
+	if (rc != 0)
+		return rc;
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (reg_.closed())
+			return -ENODEV;
+		rc = reg_.find(name, &snap, &slot);
+		if (rc != 0)
+			return rc;
+		rid = ++revoke_seq_;
+		reg_.set_revoking(slot, rid);
+		std::lock_guard<std::mutex> lk(wait_mu_);
+		pending_[rid] = { slot, snap.gen, dvs::Peers::get().attached_to(name_) };
+	}
+	dvs::fault_point("primary-revoke");
+	lib.emit(this, DVSHARE_EVENT_REVOKING, name, getpid());
+	dvs::ipc_revoke(this, slot, snap.gen, rid);
+	std::set<pid_t> missing;
+	rc = wait_acks(rid, timeout_ms, &missing);
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (rc == 0)
+			rc = kill_kernel_object(store_[slot].get());
+		else
+			DVS_LOG(ERR, "%s: destroy of %s called off: pid(s) %s did not let go within %u ms",
+				name_.c_str(), name, pid_list(missing).c_str(), timeout_ms);
+		if (rc != 0) {
+			/* Nothing was destroyed: back to live, same generation. */
+			reg_.set_live(slot);
+			lib.stats.destroy_busy += rc == -EBUSY;
+			return rc;
+		}
+		let_go_locked(slot);
+		reg_.remove(slot);
+	}
+	lib.stats.destroyed++;
+	lib.emit(this, DVSHARE_EVENT_REVOKED, name, getpid());
+	return 0;
+}
+
+/* Objects first (they may use UMEMs and PDs), then UMEMs, then VARs; in
+ * each group newest first, so an object goes before what it was built on
+ * (a VIRTIO_NET_Q before its PD), as the device requires. */
+int dvshare_dev::close_all(unsigned int timeout_ms)
+{
+	if (timeout_ms == 0)
+		timeout_ms = close_timeout_ms_;
+	for (auto type : { DVSHARE_TYPE_OBJ, DVSHARE_TYPE_UMEM, DVSHARE_TYPE_VAR }) {
+		std::vector<std::pair<uint64_t, std::string>> names;
+		for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
+			RegEntry e;
+			if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live) &&
+			    e.type == static_cast<uint32_t>(type))
+				names.emplace_back(e.pub_seq, e.name);
+		}
+		std::sort(names.begin(), names.end(), std::greater<>());
+		for (const auto &n : names) {
+			int rc = destroy(n.second.c_str(), timeout_ms);
+			if (rc != 0 && rc != -ENOENT)
+				return rc;
+		}
+	}
+	close_primary();
+	return 0;
+}
+
+bool dvshare_dev::revoke_local(uint32_t slot, uint32_t gen, uint32_t revoke_id,
+			       std::string *name)
+{
+	RegEntry e;
+	auto still_asked = [&] {
+		return slot < reg_.nslots() && reg_.read(slot, &e) == 0 &&
+		       e.state == static_cast<uint32_t>(EntryState::Revoking) && e.gen == gen &&
+		       e.revoke_id == revoke_id;
+	};
+
+	if (!still_asked())
+		return false; /* a destroy already called off: nothing to do */
+	*name = e.name;
+	dvs::Library::get().emit(this, DVSHARE_EVENT_REVOKING, e.name, reg_.hdr()->primary_pid);
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (!still_asked())
+			return false; /* called off while the application looked */
+		if (store_[slot] != nullptr && store_[slot]->gen == gen)
+			let_go_locked(slot);
+	}
+	dvs::fault_point("revoke-fence");
+	return true;
+}

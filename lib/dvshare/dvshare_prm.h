@@ -1,0 +1,680 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The slice of the mlx5 PRM (programmer's reference manual) dvshare users
+ * need to build DEVX commands: command headers and statuses, device
+ * capabilities (QUERY_HCA_CAP), protection domains (ALLOC_PD), flow counters
+ * (ALLOC/QUERY_FLOW_COUNTER) and the VIRTIO_NET_Q general object.
+ *
+ * Every layout is the device's own: the same bytes work on a ConnectX-6 Dx
+ * or BlueField and on the software device. Fields are big-endian and packed
+ * MSB first, as in DPDK's drivers/common/mlx5/mlx5_prm.h (mlx5_ifc_*_bits);
+ * offsets below are bytes from the start of the command input ("in") or
+ * output ("out"). The accessors here are the only place byte order is
+ * handled.
+ *
+ * The builders write a complete command and return its length; pass that
+ * length as @c inlen. Destroy commands are never built by the application:
+ * the kernel builds them from the create command (mlx5dv_devx_obj_destroy()).
+ */
+#ifndef DVSHARE_PRM_H
+#define DVSHARE_PRM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ byte order */
+
+/** Store a byte at @p off. */
+static inline void dvshare_prm_put8(void *buf, size_t off, uint8_t v)
+{
+	((uint8_t *)buf)[off] = v;
+}
+
+/** Load a byte from @p off. */
+static inline uint8_t dvshare_prm_get8(const void *buf, size_t off)
+{
+	return ((const uint8_t *)buf)[off];
+}
+
+/** Store a big-endian 16-bit field at @p off (any alignment). */
+static inline void dvshare_prm_put16(void *buf, size_t off, uint16_t v)
+{
+	uint16_t be = __builtin_bswap16(v);
+
+	memcpy((uint8_t *)buf + off, &be, sizeof(be));
+}
+
+/** Load a big-endian 16-bit field from @p off. */
+static inline uint16_t dvshare_prm_get16(const void *buf, size_t off)
+{
+	uint16_t be;
+
+	memcpy(&be, (const uint8_t *)buf + off, sizeof(be));
+	return __builtin_bswap16(be);
+}
+
+/** Store a big-endian 32-bit field at @p off. */
+static inline void dvshare_prm_put32(void *buf, size_t off, uint32_t v)
+{
+	uint32_t be = __builtin_bswap32(v);
+
+	memcpy((uint8_t *)buf + off, &be, sizeof(be));
+}
+
+/** Load a big-endian 32-bit field from @p off. */
+static inline uint32_t dvshare_prm_get32(const void *buf, size_t off)
+{
+	uint32_t be;
+
+	memcpy(&be, (const uint8_t *)buf + off, sizeof(be));
+	return __builtin_bswap32(be);
+}
+
+/** Store a big-endian 64-bit field at @p off. */
+static inline void dvshare_prm_put64(void *buf, size_t off, uint64_t v)
+{
+	uint64_t be = __builtin_bswap64(v);
+
+	memcpy((uint8_t *)buf + off, &be, sizeof(be));
+}
+
+/** Load a big-endian 64-bit field from @p off. */
+static inline uint64_t dvshare_prm_get64(const void *buf, size_t off)
+{
+	uint64_t be;
+
+	memcpy(&be, (const uint8_t *)buf + off, sizeof(be));
+	return __builtin_bswap64(be);
+}
+
+/**
+ * Store a 24-bit field whose last byte is @p off + 2 (the PRM's pd, tisn,
+ * qpn: the low 24 bits of the big-endian word at @p off - 1). The byte
+ * before it is left as it is.
+ */
+static inline void dvshare_prm_put24(void *buf, size_t off, uint32_t v)
+{
+	uint8_t *b = (uint8_t *)buf + off;
+
+	b[0] = (uint8_t)(v >> 16);
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)v;
+}
+
+/** Load a 24-bit field starting at @p off. */
+static inline uint32_t dvshare_prm_get24(const void *buf, size_t off)
+{
+	const uint8_t *b = (const uint8_t *)buf + off;
+
+	return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+}
+
+/* ------------------------------------------------------- opcodes, status */
+
+/** Command opcodes (in byte 0, 16 bits). */
+enum dvshare_prm_opcode {
+	DVSHARE_PRM_CMD_QUERY_HCA_CAP = 0x0100,
+	DVSHARE_PRM_CMD_ALLOC_PD = 0x0800,
+	DVSHARE_PRM_CMD_DEALLOC_PD = 0x0801,
+	DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER = 0x0939,
+	DVSHARE_PRM_CMD_DEALLOC_FLOW_COUNTER = 0x093a,
+	DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER = 0x093b,
+	DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT = 0x0a00,
+	DVSHARE_PRM_CMD_MODIFY_GENERAL_OBJECT = 0x0a01,
+	DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT = 0x0a02,
+	DVSHARE_PRM_CMD_DESTROY_GENERAL_OBJECT = 0x0a03,
+};
+
+/** Command status (out byte 0); anything but OK comes with errno EREMOTEIO. */
+enum dvshare_prm_status {
+	DVSHARE_PRM_STATUS_OK = 0x00,
+	DVSHARE_PRM_STATUS_INTERNAL_ERR = 0x01,
+	DVSHARE_PRM_STATUS_BAD_OP = 0x02,
+	DVSHARE_PRM_STATUS_BAD_PARAM = 0x03,
+	DVSHARE_PRM_STATUS_BAD_SYS_STATE = 0x04,
+	DVSHARE_PRM_STATUS_BAD_RESOURCE = 0x05,
+	DVSHARE_PRM_STATUS_RESOURCE_BUSY = 0x06,
+	DVSHARE_PRM_STATUS_EXCEED_LIM = 0x08,
+	DVSHARE_PRM_STATUS_BAD_RES_STATE = 0x09,
+	DVSHARE_PRM_STATUS_BAD_INDEX = 0x0a,
+	DVSHARE_PRM_STATUS_NO_RESOURCES = 0x0f,
+	DVSHARE_PRM_STATUS_BAD_INPUT_LEN = 0x50,
+	DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN = 0x51,
+};
+
+/** General-object types (general_obj_in_cmd_hdr.obj_type). */
+enum dvshare_prm_obj_type {
+	DVSHARE_PRM_OBJ_VIRTIO_NET_Q = 0x000d,
+};
+
+/**
+ * Command header and command output header, 16 bytes each:
+ *   in:  0 opcode(16) 2 uid(16, set by the kernel) 6 obj_type or op_mod(16)
+ *        8 obj_id(32) 12 alias_object(bit 7) / log_obj_range(bits 4:0)
+ *   out: 0 status(8) 4 syndrome(32) 8 obj_id(32)
+ */
+#define DVSHARE_PRM_HDR_SIZE 16u
+/** Largest command or output built or parsed here, except QUERY_HCA_CAP's output. */
+#define DVSHARE_PRM_CMD_MAX 208u
+
+/** Decoded general-object command header. */
+struct dvshare_prm_hdr {
+	uint16_t opcode;
+	uint16_t uid;
+	uint16_t obj_type;    /**< op_mod for commands that are not general-object ones */
+	uint32_t obj_id;
+	uint8_t log_obj_range;
+};
+
+/** Write a command header at the start of @p in (other header bytes cleared). */
+static inline void dvshare_prm_hdr_encode(void *in, const struct dvshare_prm_hdr *h)
+{
+	memset(in, 0, DVSHARE_PRM_HDR_SIZE);
+	dvshare_prm_put16(in, 0, h->opcode);
+	dvshare_prm_put16(in, 2, h->uid);
+	dvshare_prm_put16(in, 6, h->obj_type);
+	dvshare_prm_put32(in, 8, h->obj_id);
+	dvshare_prm_put8(in, 12, h->log_obj_range & 0x1f);
+}
+
+/** Read a command header (DVSHARE_PRM_HDR_SIZE bytes of @p in). */
+static inline struct dvshare_prm_hdr dvshare_prm_hdr_decode(const void *in)
+{
+	struct dvshare_prm_hdr h;
+
+	h.opcode = dvshare_prm_get16(in, 0);
+	h.uid = dvshare_prm_get16(in, 2);
+	h.obj_type = dvshare_prm_get16(in, 6);
+	h.obj_id = dvshare_prm_get32(in, 8);
+	h.log_obj_range = dvshare_prm_get8(in, 12) & 0x1f;
+	return h;
+}
+
+/** Opcode of a command. */
+static inline uint16_t dvshare_prm_opcode(const void *in)
+{
+	return dvshare_prm_get16(in, 0);
+}
+
+/** Status of a command output. */
+static inline uint8_t dvshare_prm_out_status(const void *out)
+{
+	return dvshare_prm_get8(out, 0);
+}
+
+/** Syndrome of a command output (firmware-specific: log it, do not match it). */
+static inline uint32_t dvshare_prm_out_syndrome(const void *out)
+{
+	return dvshare_prm_get32(out, 4);
+}
+
+/** obj_id of a CREATE_GENERAL_OBJECT output. */
+static inline uint32_t dvshare_prm_out_obj_id(const void *out)
+{
+	return dvshare_prm_get32(out, 8);
+}
+
+/**
+ * Id of the object a create command made, read where that command's
+ * output puts it: pd (24 bits at out byte 9) for ALLOC_PD,
+ * flow_counter_id (out byte 8) for ALLOC_FLOW_COUNTER, obj_id (out byte 8)
+ * for CREATE_GENERAL_OBJECT.
+ * @return the id, or 0 for any other opcode.
+ */
+static inline uint32_t dvshare_prm_created_id(uint16_t opcode, const void *out)
+{
+	switch (opcode) {
+	case DVSHARE_PRM_CMD_ALLOC_PD:
+		return dvshare_prm_get24(out, 9);
+	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
+	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
+		return dvshare_prm_get32(out, 8);
+	default:
+		return 0;
+	}
+}
+
+/** Name of a PRM status, for logs. */
+static inline const char *dvshare_prm_status_str(uint8_t status)
+{
+	switch (status) {
+	case DVSHARE_PRM_STATUS_OK: return "OK";
+	case DVSHARE_PRM_STATUS_INTERNAL_ERR: return "INTERNAL_ERR";
+	case DVSHARE_PRM_STATUS_BAD_OP: return "BAD_OP";
+	case DVSHARE_PRM_STATUS_BAD_PARAM: return "BAD_PARAM";
+	case DVSHARE_PRM_STATUS_BAD_SYS_STATE: return "BAD_SYS_STATE";
+	case DVSHARE_PRM_STATUS_BAD_RESOURCE: return "BAD_RESOURCE";
+	case DVSHARE_PRM_STATUS_RESOURCE_BUSY: return "RESOURCE_BUSY";
+	case DVSHARE_PRM_STATUS_EXCEED_LIM: return "EXCEED_LIM";
+	case DVSHARE_PRM_STATUS_BAD_RES_STATE: return "BAD_RES_STATE";
+	case DVSHARE_PRM_STATUS_BAD_INDEX: return "BAD_INDEX";
+	case DVSHARE_PRM_STATUS_NO_RESOURCES: return "NO_RESOURCES";
+	case DVSHARE_PRM_STATUS_BAD_INPUT_LEN: return "BAD_INPUT_LEN";
+	case DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN: return "BAD_OUTPUT_LEN";
+	default: return "UNKNOWN";
+	}
+}
+
+/**
+ * Build a command that is only a header: @p opcode, @p obj_type (or op_mod)
+ * and @p obj_id, e.g. QUERY_GENERAL_OBJECT.
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
+static inline size_t dvshare_prm_obj_cmd(void *in, uint16_t opcode, uint16_t obj_type,
+					 uint32_t obj_id)
+{
+	struct dvshare_prm_hdr h = { opcode, 0, obj_type, obj_id, 0 };
+
+	dvshare_prm_hdr_encode(in, &h);
+	return DVSHARE_PRM_HDR_SIZE;
+}
+
+/* ------------------------------------------------------- QUERY_HCA_CAP */
+
+/** Capability types (QUERY_HCA_CAP op_mod = type << 1 | current). */
+enum dvshare_prm_cap_type {
+	DVSHARE_PRM_CAP_GENERAL = 0x00,          /**< cmd_hca_cap */
+	DVSHARE_PRM_CAP_VIRTIO_EMULATION = 0x13, /**< virtio_emulation_cap */
+};
+
+/** QUERY_HCA_CAP output: 16-byte header, then the 4096-byte capability. */
+#define DVSHARE_PRM_HCA_CAP_OFF 16u
+#define DVSHARE_PRM_HCA_CAP_OUT_SIZE (DVSHARE_PRM_HCA_CAP_OFF + 4096u)
+
+/** Byte offsets in the general capability (cmd_hca_cap), from its start. */
+enum dvshare_prm_cap_general_off {
+	DVSHARE_PRM_CAP_VHCA_ID = 6,                  /**< u16 */
+	DVSHARE_PRM_CAP_FLOW_COUNTER_BULK_ALLOC = 98, /**< u8 */
+	DVSHARE_PRM_CAP_LOG_MAX_PD = 101,             /**< bits 4:0 */
+	DVSHARE_PRM_CAP_LOG_MAX_FLOW_COUNTER_BULK = 105, /**< u8 */
+	DVSHARE_PRM_CAP_GENERAL_OBJ_TYPES = 128,      /**< u64, bit per obj_type */
+};
+
+/** Byte offsets in the virtio emulation capability, from its start. */
+enum dvshare_prm_cap_virtio_off {
+	DVSHARE_PRM_VCAP_FLAGS = 0,          /**< bit 5: virtio_version_1_0 */
+	DVSHARE_PRM_VCAP_EVENT_MODE = 2,     /**< u8, bit per event mode */
+	DVSHARE_PRM_VCAP_QUEUE_TYPE = 3,     /**< u8, bit per queue type */
+	DVSHARE_PRM_VCAP_LOG_DB_STRIDE = 6,  /**< bits 4:0 */
+	DVSHARE_PRM_VCAP_DB_BAR = 7,         /**< bits 7..5 modify caps, 4:0 log bar size */
+	DVSHARE_PRM_VCAP_DB_BAR_OFFSET = 8,  /**< u64 */
+	DVSHARE_PRM_VCAP_MAX_QUEUES = 17,    /**< 24 bits */
+	DVSHARE_PRM_VCAP_UMEM_PARAMS = 32,   /**< u32 a, u32 b for UMEM 1, 2, 3 */
+};
+
+/** Build QUERY_HCA_CAP for the current value of capability @p cap_type. */
+static inline size_t dvshare_prm_query_hca_cap(void *in, uint16_t cap_type)
+{
+	struct dvshare_prm_hdr h = { DVSHARE_PRM_CMD_QUERY_HCA_CAP, 0,
+				     (uint16_t)(cap_type << 1 | 1), 0, 0 };
+
+	dvshare_prm_hdr_encode(in, &h);
+	return DVSHARE_PRM_HDR_SIZE;
+}
+
+/** The general device capabilities dvshare users look at. */
+struct dvshare_prm_hca_caps {
+	uint64_t general_obj_types;    /**< bit (1 << obj_type) per supported type */
+	uint16_t vhca_id;
+	uint8_t log_max_pd;
+	uint8_t flow_counter_bulk_alloc;
+	uint8_t log_max_flow_counter_bulk;
+};
+
+/** Decode a QUERY_HCA_CAP(DVSHARE_PRM_CAP_GENERAL) output. */
+static inline void dvshare_prm_hca_caps_parse(const void *out, struct dvshare_prm_hca_caps *c)
+{
+	const uint8_t *cap = (const uint8_t *)out + DVSHARE_PRM_HCA_CAP_OFF;
+
+	c->general_obj_types = dvshare_prm_get64(cap, DVSHARE_PRM_CAP_GENERAL_OBJ_TYPES);
+	c->vhca_id = dvshare_prm_get16(cap, DVSHARE_PRM_CAP_VHCA_ID);
+	c->log_max_pd = dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_PD) & 0x1f;
+	c->flow_counter_bulk_alloc = dvshare_prm_get8(cap, DVSHARE_PRM_CAP_FLOW_COUNTER_BULK_ALLOC);
+	c->log_max_flow_counter_bulk =
+		dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_FLOW_COUNTER_BULK);
+}
+
+/** True when the general caps list general-object type @p obj_type. */
+static inline int dvshare_prm_hca_has_obj(const struct dvshare_prm_hca_caps *c, uint16_t obj_type)
+{
+	return obj_type < 64 && (c->general_obj_types >> obj_type) & 1;
+}
+
+/** The virtio emulation capabilities (VIRTIO_NET_Q queues and doorbells). */
+struct dvshare_prm_virtio_caps {
+	uint8_t virtio_version_1_0;
+	uint8_t event_modes;           /**< bit (1 << DVSHARE_PRM_VIRTQ_EVENT_*) */
+	uint8_t queue_types;           /**< bit (1 << DVSHARE_PRM_VIRTQ_TYPE_*) */
+	uint8_t log_doorbell_stride;
+	uint8_t log_doorbell_bar_size;
+	uint8_t vnet_modify_ext;
+	uint8_t virtio_net_q_addr_modify;
+	uint8_t virtio_q_index_modify;
+	uint64_t doorbell_bar_offset;  /**< doorbell register, from the VAR BAR start */
+	uint32_t max_num_virtio_queues;
+	struct {
+		uint32_t a;            /**< bytes per queue entry */
+		uint32_t b;            /**< fixed bytes */
+	} umem[3];                     /**< UMEM N+1 size = a * queue_size + b */
+};
+
+/** Decode a QUERY_HCA_CAP(DVSHARE_PRM_CAP_VIRTIO_EMULATION) output. */
+static inline void dvshare_prm_virtio_caps_parse(const void *out,
+						 struct dvshare_prm_virtio_caps *c)
+{
+	const uint8_t *cap = (const uint8_t *)out + DVSHARE_PRM_HCA_CAP_OFF;
+	uint8_t bar = dvshare_prm_get8(cap, DVSHARE_PRM_VCAP_DB_BAR);
+
+	c->virtio_version_1_0 = (dvshare_prm_get8(cap, DVSHARE_PRM_VCAP_FLAGS) >> 5) & 1;
+	c->event_modes = dvshare_prm_get8(cap, DVSHARE_PRM_VCAP_EVENT_MODE);
+	c->queue_types = dvshare_prm_get8(cap, DVSHARE_PRM_VCAP_QUEUE_TYPE);
+	c->log_doorbell_stride = dvshare_prm_get8(cap, DVSHARE_PRM_VCAP_LOG_DB_STRIDE) & 0x1f;
+	c->vnet_modify_ext = (bar >> 7) & 1;
+	c->virtio_net_q_addr_modify = (bar >> 6) & 1;
+	c->virtio_q_index_modify = (bar >> 5) & 1;
+	c->log_doorbell_bar_size = bar & 0x1f;
+	c->doorbell_bar_offset = dvshare_prm_get64(cap, DVSHARE_PRM_VCAP_DB_BAR_OFFSET);
+	c->max_num_virtio_queues = dvshare_prm_get24(cap, DVSHARE_PRM_VCAP_MAX_QUEUES);
+	for (int i = 0; i < 3; i++) {
+		c->umem[i].a = dvshare_prm_get32(cap, DVSHARE_PRM_VCAP_UMEM_PARAMS + 8 * i);
+		c->umem[i].b = dvshare_prm_get32(cap, DVSHARE_PRM_VCAP_UMEM_PARAMS + 8 * i + 4);
+	}
+}
+
+/**
+ * Bytes UMEM @p n (0, 1 or 2) of a VIRTIO_NET_Q with @p queue_size entries
+ * must hold, as the device computes it (DPDK's vdpa driver does the same).
+ */
+static inline uint64_t dvshare_prm_virtq_umem_size(const struct dvshare_prm_virtio_caps *c,
+						   unsigned int n, uint16_t queue_size)
+{
+	return (uint64_t)c->umem[n].a * queue_size + c->umem[n].b;
+}
+
+/* ------------------------------------------------------------- ALLOC_PD */
+
+/** Build ALLOC_PD (16 bytes). The output (16 bytes) holds the pd. */
+static inline size_t dvshare_prm_alloc_pd(void *in)
+{
+	return dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_ALLOC_PD, 0, 0);
+}
+
+/** The pd an ALLOC_PD output returned. */
+static inline uint32_t dvshare_prm_alloc_pd_out_pd(const void *out)
+{
+	return dvshare_prm_get24(out, 9);
+}
+
+/* --------------------------------------------------------- flow counter */
+
+/** ALLOC_FLOW_COUNTER in: pd at byte 9 (24 bits), bulk at 14 (log) and 15. */
+#define DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE 16u
+/** QUERY_FLOW_COUNTER in (32 bytes) and out for one counter (32 bytes). */
+#define DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE 32u
+#define DVSHARE_PRM_FLOW_COUNTER_OUT_SIZE 32u
+
+/**
+ * Build ALLOC_FLOW_COUNTER for one counter (no bulk). @p pd may be 0.
+ * The output (16 bytes) holds flow_counter_id at byte 8.
+ */
+static inline size_t dvshare_prm_alloc_flow_counter(void *in, uint32_t pd)
+{
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, 0, 0);
+	dvshare_prm_put24(in, 9, pd);
+	return DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE;
+}
+
+/**
+ * Build QUERY_FLOW_COUNTER for counter @p id, its values returned in the
+ * command output (not dumped to memory). @p clear resets them after the read.
+ */
+static inline size_t dvshare_prm_query_flow_counter(void *in, uint32_t id, int clear)
+{
+	memset(in, 0, DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE);
+	dvshare_prm_put16(in, 0, DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER);
+	dvshare_prm_put8(in, 24, clear ? 0x80 : 0);
+	dvshare_prm_put32(in, 28, id);
+	return DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE;
+}
+
+/** Packets counted, from a QUERY_FLOW_COUNTER output. */
+static inline uint64_t dvshare_prm_flow_counter_packets(const void *out)
+{
+	return dvshare_prm_get64(out, 16);
+}
+
+/** Octets counted, from a QUERY_FLOW_COUNTER output. */
+static inline uint64_t dvshare_prm_flow_counter_octets(const void *out)
+{
+	return dvshare_prm_get64(out, 24);
+}
+
+/* -------------------------------------------------------- VIRTIO_NET_Q */
+
+/** CREATE and MODIFY input, and QUERY output: header + virtio_net_q (192 B). */
+#define DVSHARE_PRM_VIRTQ_SIZE 208u
+
+/** Byte offsets in the 208-byte VIRTIO_NET_Q command. */
+enum dvshare_prm_virtq_off {
+	DVSHARE_PRM_VIRTQ_MODIFY_SELECT = 16,   /**< u64 */
+	DVSHARE_PRM_VIRTQ_OFFLOADS = 32,        /**< bits 7..4: tso4 tso6 tx_csum rx_csum */
+	DVSHARE_PRM_VIRTQ_STATE = 35,           /**< bits 3:0 */
+	DVSHARE_PRM_VIRTQ_TISN_OR_QPN = 37,     /**< 24 bits */
+	DVSHARE_PRM_VIRTQ_HW_AVAIL_IDX = 56,    /**< u16 */
+	DVSHARE_PRM_VIRTQ_HW_USED_IDX = 58,     /**< u16 */
+	DVSHARE_PRM_VIRTQ_Q_TYPE = 80,          /**< u8 */
+	DVSHARE_PRM_VIRTQ_EVENT_MODE = 81,      /**< bits 2:0 */
+	DVSHARE_PRM_VIRTQ_QUEUE_INDEX = 82,     /**< u16 */
+	DVSHARE_PRM_VIRTQ_VERSION = 84,         /**< bit 6: virtio_version_1_0 */
+	DVSHARE_PRM_VIRTQ_EVENT_QPN = 85,       /**< 24 bits: event_qpn_or_msix */
+	DVSHARE_PRM_VIRTQ_DB_STRIDE_IDX = 88,   /**< u16 */
+	DVSHARE_PRM_VIRTQ_QUEUE_SIZE = 90,      /**< u16 */
+	DVSHARE_PRM_VIRTQ_DESC_ADDR = 96,       /**< u64 */
+	DVSHARE_PRM_VIRTQ_USED_ADDR = 104,      /**< u64 */
+	DVSHARE_PRM_VIRTQ_AVAIL_ADDR = 112,     /**< u64 */
+	DVSHARE_PRM_VIRTQ_MKEY = 120,           /**< u32 virtio_q_mkey */
+	DVSHARE_PRM_VIRTQ_ERROR_TYPE = 127,     /**< u8 */
+	DVSHARE_PRM_VIRTQ_UMEM = 128,           /**< 3 x {u32 id, u32 size, u64 offset} */
+	DVSHARE_PRM_VIRTQ_COUNTER_SET_ID = 176, /**< u32 */
+	DVSHARE_PRM_VIRTQ_PD = 181,             /**< 24 bits */
+};
+
+/** Stride between the three UMEM descriptors of a VIRTIO_NET_Q. */
+#define DVSHARE_PRM_VIRTQ_UMEM_STRIDE 16u
+
+/** Queue states. */
+enum dvshare_prm_virtq_state {
+	DVSHARE_PRM_VIRTQ_STATE_INIT = 0,
+	DVSHARE_PRM_VIRTQ_STATE_RDY = 1,
+	DVSHARE_PRM_VIRTQ_STATE_SUSPEND = 2,
+	DVSHARE_PRM_VIRTQ_STATE_ERR = 3,
+};
+
+/** Queue layouts (virtio_q_type). */
+enum dvshare_prm_virtq_type {
+	DVSHARE_PRM_VIRTQ_TYPE_SPLIT = 0,
+	DVSHARE_PRM_VIRTQ_TYPE_PACKED = 1,
+};
+
+/** How the device signals the driver (event_mode). */
+enum dvshare_prm_virtq_event {
+	DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX = 0,
+	DVSHARE_PRM_VIRTQ_EVENT_QP = 1,
+	DVSHARE_PRM_VIRTQ_EVENT_MSIX = 2,
+};
+
+/** modify_field_select bits: what a MODIFY_GENERAL_OBJECT changes. */
+#define DVSHARE_PRM_VIRTQ_MODIFY_STATE (1ull << 0)
+#define DVSHARE_PRM_VIRTQ_MODIFY_DIRTY_BITMAP_PARAMS (1ull << 3)
+#define DVSHARE_PRM_VIRTQ_MODIFY_DIRTY_BITMAP_DUMP_ENABLE (1ull << 4)
+#define DVSHARE_PRM_VIRTQ_MODIFY_QUEUE_PERIOD (1ull << 5)
+#define DVSHARE_PRM_VIRTQ_MODIFY_ADDR (1ull << 6)
+#define DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX (1ull << 7)
+#define DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX (1ull << 8)
+#define DVSHARE_PRM_VIRTQ_MODIFY_Q_TYPE (1ull << 9)
+#define DVSHARE_PRM_VIRTQ_MODIFY_VERSION_1_0 (1ull << 10)
+#define DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY (1ull << 11)
+#define DVSHARE_PRM_VIRTQ_MODIFY_QUEUE_FEATURE_BIT_MASK (1ull << 12)
+#define DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE (1ull << 13)
+
+/** A VIRTIO_NET_Q's context, as created, modified or queried. */
+struct dvshare_prm_virtq {
+	uint16_t queue_index;
+	uint16_t queue_size;           /**< a power of two */
+	uint8_t state;                 /**< DVSHARE_PRM_VIRTQ_STATE_* */
+	uint8_t virtio_q_type;         /**< DVSHARE_PRM_VIRTQ_TYPE_* */
+	uint8_t event_mode;            /**< DVSHARE_PRM_VIRTQ_EVENT_* */
+	uint8_t virtio_version_1_0;
+	uint8_t error_type;            /**< query only */
+	uint16_t hw_available_index;
+	uint16_t hw_used_index;
+	uint16_t doorbell_stride_idx;
+	uint32_t event_qpn_or_msix;
+	uint32_t tisn_or_qpn;
+	uint32_t pd;                   /**< from ALLOC_PD */
+	uint32_t mkey;                 /**< virtio_q_mkey: guest memory */
+	uint32_t counter_set_id;
+	uint64_t desc_addr;
+	uint64_t used_addr;
+	uint64_t available_addr;
+	struct {
+		uint32_t id;           /**< umem_id */
+		uint32_t size;         /**< dvshare_prm_virtq_umem_size() */
+		uint64_t offset;
+	} umem[3];
+};
+
+/* Write the virtio_net_q context of @p q after the header of @p in. */
+static inline void dvshare_prm__virtq_put(void *in, const struct dvshare_prm_virtq *q)
+{
+	uint8_t *b = (uint8_t *)in;
+
+	memset(b + DVSHARE_PRM_HDR_SIZE, 0, DVSHARE_PRM_VIRTQ_SIZE - DVSHARE_PRM_HDR_SIZE);
+	dvshare_prm_put8(b, DVSHARE_PRM_VIRTQ_STATE, q->state & 0xf);
+	dvshare_prm_put24(b, DVSHARE_PRM_VIRTQ_TISN_OR_QPN, q->tisn_or_qpn);
+	dvshare_prm_put16(b, DVSHARE_PRM_VIRTQ_HW_AVAIL_IDX, q->hw_available_index);
+	dvshare_prm_put16(b, DVSHARE_PRM_VIRTQ_HW_USED_IDX, q->hw_used_index);
+	dvshare_prm_put8(b, DVSHARE_PRM_VIRTQ_Q_TYPE, q->virtio_q_type);
+	dvshare_prm_put8(b, DVSHARE_PRM_VIRTQ_EVENT_MODE, q->event_mode & 0x7);
+	dvshare_prm_put16(b, DVSHARE_PRM_VIRTQ_QUEUE_INDEX, q->queue_index);
+	dvshare_prm_put8(b, DVSHARE_PRM_VIRTQ_VERSION, q->virtio_version_1_0 ? 0x40 : 0);
+	dvshare_prm_put24(b, DVSHARE_PRM_VIRTQ_EVENT_QPN, q->event_qpn_or_msix);
+	dvshare_prm_put16(b, DVSHARE_PRM_VIRTQ_DB_STRIDE_IDX, q->doorbell_stride_idx);
+	dvshare_prm_put16(b, DVSHARE_PRM_VIRTQ_QUEUE_SIZE, q->queue_size);
+	dvshare_prm_put64(b, DVSHARE_PRM_VIRTQ_DESC_ADDR, q->desc_addr);
+	dvshare_prm_put64(b, DVSHARE_PRM_VIRTQ_USED_ADDR, q->used_addr);
+	dvshare_prm_put64(b, DVSHARE_PRM_VIRTQ_AVAIL_ADDR, q->available_addr);
+	dvshare_prm_put32(b, DVSHARE_PRM_VIRTQ_MKEY, q->mkey);
+	for (unsigned int i = 0; i < 3; i++) {
+		size_t u = DVSHARE_PRM_VIRTQ_UMEM + DVSHARE_PRM_VIRTQ_UMEM_STRIDE * i;
+		dvshare_prm_put32(b, u, q->umem[i].id);
+		dvshare_prm_put32(b, u + 4, q->umem[i].size);
+		dvshare_prm_put64(b, u + 8, q->umem[i].offset);
+	}
+	dvshare_prm_put32(b, DVSHARE_PRM_VIRTQ_COUNTER_SET_ID, q->counter_set_id);
+	dvshare_prm_put24(b, DVSHARE_PRM_VIRTQ_PD, q->pd);
+}
+
+/**
+ * Build CREATE_GENERAL_OBJECT(VIRTIO_NET_Q) from @p q (its error_type is
+ * ignored). The output (16 bytes) holds the obj_id.
+ * @return DVSHARE_PRM_VIRTQ_SIZE
+ */
+static inline size_t dvshare_prm_virtq_create(void *in, const struct dvshare_prm_virtq *q)
+{
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT,
+			    DVSHARE_PRM_OBJ_VIRTIO_NET_Q, 0);
+	dvshare_prm__virtq_put(in, q);
+	return DVSHARE_PRM_VIRTQ_SIZE;
+}
+
+/**
+ * Build MODIFY_GENERAL_OBJECT of queue @p obj_id: the fields named by
+ * @p select (DVSHARE_PRM_VIRTQ_MODIFY_*) are taken from @p q.
+ * @return DVSHARE_PRM_VIRTQ_SIZE
+ */
+static inline size_t dvshare_prm_virtq_modify(void *in, uint32_t obj_id, uint64_t select,
+					      const struct dvshare_prm_virtq *q)
+{
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_MODIFY_GENERAL_OBJECT,
+			    DVSHARE_PRM_OBJ_VIRTIO_NET_Q, obj_id);
+	dvshare_prm__virtq_put(in, q);
+	dvshare_prm_put64(in, DVSHARE_PRM_VIRTQ_MODIFY_SELECT, select);
+	return DVSHARE_PRM_VIRTQ_SIZE;
+}
+
+/** Build MODIFY_GENERAL_OBJECT moving queue @p obj_id to @p state. */
+static inline size_t dvshare_prm_virtq_modify_state(void *in, uint32_t obj_id, uint8_t state)
+{
+	struct dvshare_prm_virtq q;
+
+	memset(&q, 0, sizeof(q));
+	q.state = state;
+	return dvshare_prm_virtq_modify(in, obj_id, DVSHARE_PRM_VIRTQ_MODIFY_STATE, &q);
+}
+
+/**
+ * Build QUERY_GENERAL_OBJECT of queue @p obj_id; its output is
+ * DVSHARE_PRM_VIRTQ_SIZE bytes (dvshare_prm_virtq_parse()).
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
+static inline size_t dvshare_prm_virtq_query(void *in, uint32_t obj_id)
+{
+	return dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT,
+				   DVSHARE_PRM_OBJ_VIRTIO_NET_Q, obj_id);
+}
+
+/** Decode a VIRTIO_NET_Q query output (or a create/modify input). */
+static inline void dvshare_prm_virtq_parse(const void *out, struct dvshare_prm_virtq *q)
+{
+	const uint8_t *b = (const uint8_t *)out;
+
+	q->state = dvshare_prm_get8(b, DVSHARE_PRM_VIRTQ_STATE) & 0xf;
+	q->tisn_or_qpn = dvshare_prm_get24(b, DVSHARE_PRM_VIRTQ_TISN_OR_QPN);
+	q->hw_available_index = dvshare_prm_get16(b, DVSHARE_PRM_VIRTQ_HW_AVAIL_IDX);
+	q->hw_used_index = dvshare_prm_get16(b, DVSHARE_PRM_VIRTQ_HW_USED_IDX);
+	q->virtio_q_type = dvshare_prm_get8(b, DVSHARE_PRM_VIRTQ_Q_TYPE);
+	q->event_mode = dvshare_prm_get8(b, DVSHARE_PRM_VIRTQ_EVENT_MODE) & 0x7;
+	q->queue_index = dvshare_prm_get16(b, DVSHARE_PRM_VIRTQ_QUEUE_INDEX);
+	q->virtio_version_1_0 = (dvshare_prm_get8(b, DVSHARE_PRM_VIRTQ_VERSION) >> 6) & 1;
+	q->event_qpn_or_msix = dvshare_prm_get24(b, DVSHARE_PRM_VIRTQ_EVENT_QPN);
+	q->doorbell_stride_idx = dvshare_prm_get16(b, DVSHARE_PRM_VIRTQ_DB_STRIDE_IDX);
+	q->queue_size = dvshare_prm_get16(b, DVSHARE_PRM_VIRTQ_QUEUE_SIZE);
+	q->desc_addr = dvshare_prm_get64(b, DVSHARE_PRM_VIRTQ_DESC_ADDR);
+	q->used_addr = dvshare_prm_get64(b, DVSHARE_PRM_VIRTQ_USED_ADDR);
+	q->available_addr = dvshare_prm_get64(b, DVSHARE_PRM_VIRTQ_AVAIL_ADDR);
+	q->mkey = dvshare_prm_get32(b, DVSHARE_PRM_VIRTQ_MKEY);
+	q->error_type = dvshare_prm_get8(b, DVSHARE_PRM_VIRTQ_ERROR_TYPE);
+	for (unsigned int i = 0; i < 3; i++) {
+		size_t u = DVSHARE_PRM_VIRTQ_UMEM + DVSHARE_PRM_VIRTQ_UMEM_STRIDE * i;
+		q->umem[i].id = dvshare_prm_get32(b, u);
+		q->umem[i].size = dvshare_prm_get32(b, u + 4);
+		q->umem[i].offset = dvshare_prm_get64(b, u + 8);
+	}
+	q->counter_set_id = dvshare_prm_get32(b, DVSHARE_PRM_VIRTQ_COUNTER_SET_ID);
+	q->pd = dvshare_prm_get24(b, DVSHARE_PRM_VIRTQ_PD);
+}
+
+/** Name of a queue state, for logs and tools. */
+static inline const char *dvshare_prm_virtq_state_str(uint8_t state)
+{
+	switch (state) {
+	case DVSHARE_PRM_VIRTQ_STATE_INIT: return "init";
+	case DVSHARE_PRM_VIRTQ_STATE_RDY: return "rdy";
+	case DVSHARE_PRM_VIRTQ_STATE_SUSPEND: return "suspend";
+	case DVSHARE_PRM_VIRTQ_STATE_ERR: return "err";
+	default: return "unknown";
+	}
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DVSHARE_PRM_H */

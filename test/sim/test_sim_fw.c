@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Suite sim: the firmware commands the software device implements, with
+ * the layouts of DPDK's drivers/common/mlx5/mlx5_prm.h and the checks
+ * DPDK's mlx5_devx_cmd_create_virtq and mlx5_vdpa_virtq.c show the device
+ * makes: QUERY_HCA_CAP, ALLOC_PD, ALLOC/QUERY_FLOW_COUNTER, VIRTIO_NET_Q.
+ * Statuses are the PRM's; syndromes are the sim's own (firmware's differ).
+ */
+#define SIM_TEST_PAIR
+#include "sim_test_util.h"
+
+static uint8_t cap_out[DVSHARE_PRM_HCA_CAP_OUT_SIZE];
+
+static int caps(struct ibv_context *c, uint16_t type, size_t outlen)
+{
+	uint8_t in[DVSHARE_PRM_HDR_SIZE];
+
+	dvshare_prm_query_hca_cap(in, type);
+	return G->devx_general_cmd(c, in, sizeof(in), cap_out, outlen);
+}
+
+/* The caps the sim reports say what it implements: VIRTIO_NET_Q only, a
+ * split ring without MSI-X, UMEM sizes a * queue_size + b, and a doorbell
+ * whose in-page offset is not zero. */
+static void test_caps(void)
+{
+	struct dvshare_prm_hca_caps g;
+	struct dvshare_prm_virtio_caps v;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(caps(imp, DVSHARE_PRM_CAP_GENERAL, sizeof(cap_out)), 0);
+	dvshare_prm_hca_caps_parse(cap_out, &g);
+	CU_ASSERT_EQUAL(g.general_obj_types, 1ull << DVSHARE_PRM_OBJ_VIRTIO_NET_Q);
+	CU_ASSERT_EQUAL(g.log_max_pd, DVS_SIM_LOG_MAX_PD);
+	CU_ASSERT_EQUAL(g.flow_counter_bulk_alloc, 0);
+	CU_ASSERT_EQUAL_FATAL(caps(ctx, DVSHARE_PRM_CAP_VIRTIO_EMULATION, sizeof(cap_out)), 0);
+	dvshare_prm_virtio_caps_parse(cap_out, &v);
+	CU_ASSERT_EQUAL(v.doorbell_bar_offset, DVS_SIM_DOORBELL_BAR_OFFSET);
+	CU_ASSERT_NOT_EQUAL(v.doorbell_bar_offset & (DVS_SIM_PAGE_SIZE - 1), 0u);
+	CU_ASSERT_EQUAL(v.log_doorbell_stride, 12);
+	CU_ASSERT_EQUAL((1u << v.log_doorbell_bar_size) * 4096u >> v.log_doorbell_stride,
+			DVS_SIM_VAR_PAGES);
+	CU_ASSERT_EQUAL(v.max_num_virtio_queues, DVS_SIM_MAX_VIRTQ);
+	CU_ASSERT_EQUAL(v.queue_types, 1u << DVSHARE_PRM_VIRTQ_TYPE_SPLIT);
+	CU_ASSERT_EQUAL(v.event_modes, 1u << DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX);
+	CU_ASSERT_TRUE(v.vnet_modify_ext && v.virtio_net_q_addr_modify && v.virtio_q_index_modify);
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_umem_size(&v, 0, 256), sim_umem_size(0, 256));
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_umem_size(&v, 2, 64), sim_umem_size(2, 64));
+	/* A capability type the sim does not model, and a short output. */
+	CU_ASSERT_EQUAL(caps(ctx, 0x0a, sizeof(cap_out)), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(cap_out), DVSHARE_PRM_STATUS_BAD_PARAM);
+	CU_ASSERT_EQUAL(caps(ctx, DVSHARE_PRM_CAP_GENERAL, 256), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(cap_out), DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN);
+	teardown();
+}
+
+/* ALLOC_PD: a 24-bit pd in the output; DEALLOC_PD (built by the kernel)
+ * is refused while a queue or counter still uses it. */
+static void test_pd(void)
+{
+	struct mlx5dv_devx_obj *p1, *p2, *c;
+	uint32_t pd1 = 0, pd2 = 0;
+
+	setup();
+	p1 = sim_pd(ctx, &pd1);
+	p2 = sim_pd(imp, &pd2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p2);
+	CU_ASSERT_NOT_EQUAL(pd1, 0u);
+	CU_ASSERT_NOT_EQUAL(pd1, pd2);
+	CU_ASSERT(pd1 <= 0xffffffu && pd2 <= 0xffffffu);
+	c = sim_counter(ctx, pd1, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(p1), EBUSY);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 3u);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(c), 0);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(p1), 0);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(p2), 0);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 0u);
+	teardown();
+}
+
+/* The flow counter, the object rdma-core's own export/import test shares:
+ * ALLOC_FLOW_COUNTER, QUERY_FLOW_COUNTER (values in the output, clear),
+ * and what the sim's caps do not offer (bulk, dump to memory). */
+static void test_flow_counter(void)
+{
+	uint8_t in[32], out[32];
+	struct mlx5dv_devx_obj *c, *shared;
+	uint8_t blob[DVS_SIM_OBJ_EXPORT_SIZE];
+	uint32_t id = 0;
+
+	setup();
+	c = sim_counter(ctx, 0, &id);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_NOT_EQUAL(id, 0u);
+	CU_ASSERT_EQUAL(G->devx_obj_export(c, blob), 0);
+	shared = G->devx_obj_import(imp, blob);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(shared);
+	memset(out, 0xff, sizeof(out));
+	dvshare_prm_query_flow_counter(in, id, 1);
+	CU_ASSERT_EQUAL(G->devx_obj_query(shared, in, sizeof(in), out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_OK);
+	CU_ASSERT_EQUAL(dvshare_prm_flow_counter_packets(out), 0u); /* no traffic in the sim */
+	CU_ASSERT_EQUAL(dvshare_prm_flow_counter_octets(out), 0u);
+	CU_ASSERT_EQUAL(G->devx_obj_query(shared, in, sizeof(in), out, 16), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN);
+	dvshare_prm_put8(in, 24, 0x40); /* dump_to_memory */
+	CU_ASSERT_EQUAL(G->devx_obj_query(c, in, sizeof(in), out, sizeof(out)), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_PARAM);
+	/* Bulk allocation and an unknown pd are refused. */
+	dvshare_prm_alloc_flow_counter(in, 0);
+	dvshare_prm_put8(in, 15, 1);
+	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, 16, out, 16));
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_UNSUPPORTED);
+	dvshare_prm_alloc_flow_counter(in, 0x4242);
+	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, 16, out, 16));
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_PD);
+	G->devx_obj_unimport(shared);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(c), 0);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 0u);
+	teardown();
+}
+
+/* Create as DPDK's vdpa driver prepares a queue; query returns the
+ * 208-byte VIRTIO_NET_Q as created. */
+static void test_virtq_create_query(void)
+{
+	uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_VIRTQ_SIZE];
+	struct dvshare_prm_virtq got;
+	struct sim_q q;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_parts(ctx, &q, 5, 256), 0);
+	q.attr.desc_addr = 0x1000;
+	q.attr.virtio_version_1_0 = 1;
+	q.attr.tisn_or_qpn = 0x77;
+	CU_ASSERT_EQUAL_FATAL(sim_q_make(ctx, &q), 0);
+	CU_ASSERT_NOT_EQUAL(q.id, 0u);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 2u);
+	CU_ASSERT_EQUAL(G->devx_obj_query(q.q, in, dvshare_prm_virtq_query(in, q.id), out,
+					  sizeof(out)), 0);
+	dvshare_prm_virtq_parse(out, &got);
+	CU_ASSERT_EQUAL(got.queue_index, 5);
+	CU_ASSERT_EQUAL(got.queue_size, 256);
+	CU_ASSERT_EQUAL(got.state, DVSHARE_PRM_VIRTQ_STATE_INIT);
+	CU_ASSERT_EQUAL(got.pd, q.pd_id);
+	CU_ASSERT_EQUAL(got.desc_addr, 0x1000u);
+	CU_ASSERT_EQUAL(got.tisn_or_qpn, 0x77u);
+	CU_ASSERT_EQUAL(got.virtio_version_1_0, 1);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(got.umem[i].id, q.attr.umem[i].id);
+		CU_ASSERT_EQUAL(got.umem[i].size, sim_umem_size((unsigned int)i, 256));
+	}
+	/* Too small an output for the queue: the firmware says so. */
+	CU_ASSERT_EQUAL(G->devx_obj_query(q.q, in, 16, out, 64), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN);
+	sim_q_destroy(&q);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 0u);
+	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 0u);
+	teardown();
+}
+
+/* One wrong field at a time: each is refused with BAD_PARAM (or
+ * BAD_INPUT_LEN) and leaves no object behind. */
+static void expect_refused(struct sim_q *q, size_t inlen, uint8_t status, uint32_t synd)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	uint32_t before = sim_stats(ctx).devx_objs;
+
+	dvshare_prm_virtq_create(in, &q->attr);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, inlen, out, sizeof(out)));
+	CU_ASSERT_EQUAL(errno, EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), status);
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), synd);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, before);
+}
+
+static void test_virtq_create_checks(void)
+{
+	struct sim_q q;
+	struct dvshare_prm_virtq good;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_parts(ctx, &q, 0, 64), 0);
+	good = q.attr;
+	expect_refused(&q, DVSHARE_PRM_VIRTQ_SIZE - 1, DVSHARE_PRM_STATUS_BAD_INPUT_LEN,
+		       DVS_SIM_SYND_INPUT_LEN);
+	q.attr.state = DVSHARE_PRM_VIRTQ_STATE_RDY;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_STATE);
+	q.attr = good;
+	q.attr.queue_size = 0;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_QUEUE_SIZE);
+	q.attr.queue_size = 48; /* not a power of two */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_QUEUE_SIZE);
+	q.attr = good;
+	q.attr.queue_index = DVS_SIM_MAX_VIRTQ;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_QUEUE_INDEX);
+	q.attr = good;
+	q.attr.pd = 0;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_PD);
+	q.attr.pd = good.pd + 1;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_PD);
+	q.attr = good;
+	q.attr.umem[1].id = 0;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_UMEM);
+	q.attr = good;
+	q.attr.umem[2].size = good.umem[2].size - 1; /* below a * queue_size + b */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_UMEM);
+	q.attr = good;
+	q.attr.umem[0].offset = 4096; /* runs past the UMEM */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_UMEM);
+	q.attr = good;
+	q.attr.queue_size = 128; /* the UMEMs were sized for 64 */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_UMEM);
+	q.attr = good;
+	q.attr.virtio_q_type = DVSHARE_PRM_VIRTQ_TYPE_PACKED;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_UNSUPPORTED);
+	q.attr = good;
+	q.attr.event_mode = DVSHARE_PRM_VIRTQ_EVENT_MSIX;
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_UNSUPPORTED);
+	/* A general-object type the device does not list. */
+	{
+		uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+		dvshare_prm_virtq_create(in, &good);
+		dvshare_prm_put16(in, 6, 0x000c);
+		CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)));
+		CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_OBJ_TYPE);
+	}
+	q.attr = good;
+	CU_ASSERT_EQUAL(sim_q_make(ctx, &q), 0); /* and the good one passes */
+	sim_q_destroy(&q);
+	teardown();
+}
+
+static int modify(struct sim_q *q, uint64_t select, const struct dvshare_prm_virtq *want,
+		  uint8_t *out)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
+
+	dvshare_prm_virtq_modify(in, q->id, select, want);
+	return G->devx_obj_modify(q->q, in, sizeof(in), out, DVSHARE_PRM_HDR_SIZE);
+}
+
+static int set_state(struct sim_q *q, uint8_t state, uint8_t *out)
+{
+	struct dvshare_prm_virtq w;
+
+	memset(&w, 0, sizeof(w));
+	w.state = state;
+	return modify(q, DVSHARE_PRM_VIRTQ_MODIFY_STATE, &w, out);
+}
+
+/* INIT -> RDY <-> SUSPEND, anything -> ERR; RDY needs the guest-memory
+ * mkey (sim: non-zero, it models no MKEY objects); a running queue changes
+ * its state only. */
+static void test_virtq_state_machine(void)
+{
+	uint8_t out[DVSHARE_PRM_HDR_SIZE];
+	struct dvshare_prm_virtq w;
+	struct sim_q q;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_SUSPEND, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_STATE);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_NO_MKEY);
+	memset(&w, 0, sizeof(w));
+	w.mkey = 0x1100;
+	w.desc_addr = 0x10000;
+	w.hw_available_index = 3;
+	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY | DVSHARE_PRM_VIRTQ_MODIFY_ADDR |
+				      DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX, &w, out), 0);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out), 0);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_OK);
+	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_ADDR, &w, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_RES_STATE);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_SUSPEND, out), 0);
+	w.hw_used_index = 2;
+	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX, &w, out), 0);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out), 0);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_INIT, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_ERR, out), 0);
+	{
+		uint8_t in[16], qout[DVSHARE_PRM_VIRTQ_SIZE];
+		struct dvshare_prm_virtq got;
+		CU_ASSERT_EQUAL(G->devx_obj_query(q.q, in, dvshare_prm_virtq_query(in, q.id), qout,
+						  sizeof(qout)), 0);
+		dvshare_prm_virtq_parse(qout, &got);
+		CU_ASSERT_EQUAL(got.state, DVSHARE_PRM_VIRTQ_STATE_ERR);
+		CU_ASSERT_EQUAL(got.mkey, 0x1100u);
+		CU_ASSERT_EQUAL(got.desc_addr, 0x10000u);
+		CU_ASSERT_EQUAL(got.hw_available_index, 3);
+		CU_ASSERT_EQUAL(got.hw_used_index, 2);
+	}
+	sim_q_destroy(&q);
+	teardown();
+}
+
+/* modify_field_select: empty, or bits of features the sim does not
+ * implement (dirty bitmap, queue period, feature mask) are refused. */
+static void test_virtq_modify_select(void)
+{
+	uint8_t out[DVSHARE_PRM_HDR_SIZE], in[DVSHARE_PRM_VIRTQ_SIZE];
+	struct dvshare_prm_virtq w;
+	struct sim_q q;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
+	memset(&w, 0, sizeof(w));
+	CU_ASSERT_EQUAL(modify(&q, 0, &w, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_SELECT);
+	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_DIRTY_BITMAP_PARAMS, &w, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(modify(&q, 1ull << 40, &w, out), EREMOTEIO);
+	w.event_mode = DVSHARE_PRM_VIRTQ_EVENT_QP;
+	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE, &w, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_UNSUPPORTED);
+	dvshare_prm_virtq_modify_state(in, q.id, DVSHARE_PRM_VIRTQ_STATE_ERR);
+	CU_ASSERT_EQUAL(G->devx_obj_modify(q.q, in, 100, out, sizeof(out)), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_INPUT_LEN);
+	sim_q_destroy(&q);
+	teardown();
+}
+
+/* A UMEM a queue uses cannot be deregistered (DESTROY_UMEM is refused and
+ * the kernel keeps the object); once the queue is gone it can. */
+static void test_umem_in_use(void)
+{
+	struct sim_q q;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
+	CU_ASSERT_EQUAL(G->devx_umem_dereg(q.umem[1]), EBUSY);
+	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 3u);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.pd), EBUSY);
+	sim_q_destroy(&q); /* queue first: then they go */
+	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 0u);
+	teardown();
+}
+
+static const struct dvs_test_case cases[] = {
+	DVS_TEST(test_caps),
+	DVS_TEST(test_pd),
+	DVS_TEST(test_flow_counter),
+	DVS_TEST(test_virtq_create_query),
+	DVS_TEST(test_virtq_create_checks),
+	DVS_TEST(test_virtq_state_machine),
+	DVS_TEST(test_virtq_modify_select),
+	DVS_TEST(test_umem_in_use),
+	DVS_TEST_END,
+};
+
+static int register_tests(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dvs_cunit_add("sim_fw", cases);
+}
+
+DVS_CUNIT_MAIN("test_sim_fw", register_tests)
