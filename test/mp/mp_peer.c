@@ -438,7 +438,7 @@ static void cmd_regwrite(const char *dev)
 static void cmd_adopt(const char *name)
 {
 	const struct dvs_glue *g = dvs_sim_glue();
-	struct mlx5dv_context_attr attr = { MLX5DV_CONTEXT_FLAGS_DEVX, 0 };
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
 	struct ibv_device **list = g->get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
 
