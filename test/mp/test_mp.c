@@ -101,7 +101,9 @@ static void test_doorbell_reaches_device(void)
 		scene_end(&s);
 		return;
 	}
+	/* A doorbell's value is a queue index: only kick queues that exist. */
 	OK(&s.prim, "create %s var db0", dev0);
+	OK(&s.prim, "create %s obj q0 0 64", dev0);
 	a = scene_secondary(&s);
 	b = scene_secondary(&s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
@@ -115,8 +117,10 @@ static void test_doorbell_reaches_device(void)
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(b, "dboff %s db0", dev0)), off);
 	if (!hw) /* the sim puts it mid-page, to prove the offset is added */
 		CU_ASSERT_NOT_EQUAL(off, 0);
-	OK(a, "ring %s db0 0 7 1", dev0);
+	OK(a, "ring %s db0 0 0 1", dev0); /* kick queue 0 */
 	if (!hw) {
+		/* The sim's queues ignore kicks: any value shows what the device
+		 * saw last. */
 		OK(&s.prim, "engine %s", dev0);
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "poll %s", dev0), "ok 1");
 		OK(b, "ring %s db0 0 9 1", dev0);
@@ -243,8 +247,10 @@ static void test_late_device(void)
 	struct scene s;
 	struct peer *p;
 
-	if (hw)
+	if (hw) {
+		printf("%s: skipped: opens several software devices\n", __func__);
 		return;
+	}
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "latedev"), 0);
 	OK(&s.prim, "open sim0");
@@ -298,18 +304,18 @@ static void test_secondary_exit_keeps_objects(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	OK(a, "lookup %s obj q0", dev0);
-	OK(a, "ring %s db0 0 1 1", dev0);
+	OK(a, "ring %s db0 0 0 1", dev0);
 	OK(a, "close %s", dev0);
 	CU_ASSERT_EQUAL(peer_stop(a), 0);
 	if (!hw) /* var; queue and PD; its three UMEMs and m0 */
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 1 2 4");
 	CU_ASSERT_STRING_EQUAL(peer_cmd(b, "query %s q0", dev0), "ok 0 64 0 0");
 	OK(b, "modify %s q0 avail 9", dev0);
-	OK(b, "ring %s db0 0 2 1", dev0);
+	OK(b, "ring %s db0 0 0 1", dev0);
 	if (!hw) {
 		OK(&s.prim, "engine %s", dev0);
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "poll %s", dev0), "ok 1");
-		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "kicks %s db0", dev0), "ok 1 2");
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "kicks %s db0", dev0), "ok 1 0");
 	}
 	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s q0", dev0), "ok 0 64 0 9");
 	/* The primary heard the explicit detach. */
@@ -403,8 +409,11 @@ static void test_adopt_and_publish(void)
 	struct peer *p;
 	long page, obj;
 
-	if (hw)
-		return; /* needs the application-side glue of the sim */
+	if (hw) {
+		printf("%s: skipped: opens the context through the software device's glue\n",
+		       __func__);
+		return;
+	}
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "adopt"), 0);
 	OK(&s.prim, "adopt sim2");
