@@ -34,6 +34,7 @@ struct peer {
 	size_t len;
 	char last[MP_REPLY_MAX];
 	const char *tag; /* reply lines start with it; NULL: "@@ " */
+	int with_stderr; /* its stderr (the DPDK log) comes through too */
 };
 
 /* Program paths and options, set by the test's main(). */
@@ -101,6 +102,8 @@ static inline int peer_spawn(struct peer *p, char *const args[], const char *env
 	if (p->pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		if (p->with_stderr)
+			dup2(out[1], 2);
 		/* Secondaries map DPDK memory at the primary's addresses. */
 		personality(ADDR_NO_RANDOMIZE);
 		if (env != NULL)

@@ -567,6 +567,18 @@ static int run(char *line)
 	} else if (sscanf(line, "ring %255s %255s %u %u %u", a, b, &x, &y, &z) == 5) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_ring(d, b, x, y, z);
+	} else if (sscanf(line, "rawcreate %255s %255s %x", a, b, &x) == 3) {
+		/* A create command that is only a header with @x as opcode. */
+		uint8_t in[DVSHARE_PRM_HDR_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+		struct dvshare_obj *o;
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		dvshare_prm_obj_cmd(in, (uint16_t)x, 0, 0);
+		o = dvshare_obj_create(d, b, in, sizeof(in), out, sizeof(out));
+		if (o == NULL)
+			return reply_err("rawcreate"), 0;
+		reply("ok %u", dvshare_obj_id(o));
+		dvshare_obj_release(o);
 	} else if (sscanf(line, "caps %255s", a) == 1) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_caps(d);

@@ -374,6 +374,12 @@ static void test_publish_errors(void)
 				"err 36", 6), 0); /* ENAMETOOLONG */
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "create %s obj %058d 0 64", dev0, 0),
 				"err 36", 6), 0); /* no room for its UMEMs' names */
+	/* A create dvshare_obj_create() does not take (CREATE_CQ) is refused
+	 * before it reaches the device; ALLOC_PD from raw bytes is taken, its
+	 * id read from the output's pd field. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "rawcreate %s cq 400", dev0), "err 95", 6), 0);
+	CU_ASSERT(ok_num(peer_cmd(&s.prim, "rawcreate %s rawpd 800", dev0)) > 0);
+	OK(&s.prim, "destroy %s rawpd 5000", dev0);
 	if (has_virtq(&s, "test_publish_errors (bad queue)")) {
 		/* A device failure (queue size 100: not a power of two)
 		 * publishes no queue and keeps none of its UMEMs; the PD it

@@ -25,6 +25,7 @@ static int pmd_start(struct peer *p, const char *prefix, int primary, int teleme
 
 	memset(p, 0, sizeof(*p));
 	p->tag = "";
+	p->with_stderr = 1; /* the library's log lines are checked too */
 	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
 	if (primary) {
 		/* A service lcore for the engine. */
@@ -168,6 +169,8 @@ static void test_errors_are_one_line(void)
 	CU_ASSERT_EQUAL(peer_wait(&sec, MP_TIMEOUT_MS), 1);
 	/* The primary: a device error is one line too. */
 	send_line(&prim, "obj create sim0 bad 0 100");
+	/* The library logs the device's status because the device answered. */
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "dvshare: sim0: DEVX create for bad failed: status BAD_PARAM, syndrome 0x"));
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "error: obj create bad: Remote I/O error (status BAD_PARAM"));
 	send_line(&prim, "destroy sim0 db0 1000");
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "destroy db0: done"));
