@@ -172,18 +172,22 @@ static void cmd_ring(struct dvshare_dev *d, const char *name, unsigned int off,
 	reply("ok");
 }
 
-/* "ok <has VIRTIO_NET_Q> <in-page doorbell offset>": what a scenario
- * needs of the device, and how the doorbell address is made. */
+/* "ok <has VIRTIO_NET_Q> <in-page doorbell offset> <VAR pages>": what a
+ * scenario needs of the device, and how the doorbell address is made (the
+ * VAR count as mlx5_ib computes it: BAR size over doorbell stride). */
 static void cmd_caps(struct dvshare_dev *d)
 {
 	struct dvshare_prm_hca_caps gen;
 	struct dvshare_prm_virtio_caps vio;
 	int rc = app_caps(d, &gen, &vio);
+	uint64_t vars = rc == 0 ? ((uint64_t)4096 << vio.log_doorbell_bar_size) >>
+				  vio.log_doorbell_stride : 0;
 
 	if (rc != 0 && rc != -EOPNOTSUPP)
 		return reply("err %d caps", -rc);
-	reply("ok %d %lu", rc == 0, (unsigned long)(vio.doorbell_bar_offset &
-						  (uint64_t)(sysconf(_SC_PAGESIZE) - 1)));
+	reply("ok %d %lu %lu", rc == 0, (unsigned long)(vio.doorbell_bar_offset &
+						      (uint64_t)(sysconf(_SC_PAGESIZE) - 1)),
+	      (unsigned long)vars);
 }
 
 /* "ok <doorbell address - mapping start>" of a VAR in this process. */
