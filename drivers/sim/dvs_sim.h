@@ -10,11 +10,16 @@
  * The device list holds DVS_SIM_NUM_DEVICES devices named "sim0", "sim1", ...
  * Each dv_open_device() makes a new ufile: a sealed memfd that is the
  * context's cmd_fd and holds the object table and the VAR pages.
+ *
+ * These entry points are dvshare's INTERNAL ABI (__rte_internal, exported
+ * for its own tests and tools only): build with ALLOW_INTERNAL_API.
  */
 #ifndef DVS_SIM_H
 #define DVS_SIM_H
 
 #include <stdint.h>
+
+#include <rte_compat.h>
 
 #include "dvs_glue.h"
 
@@ -81,6 +86,7 @@ enum dvs_sim_syndrome {
 const struct dvs_glue *dvs_sim_glue(void);
 
 /** True when @p ctx is a software-device context (opened or imported). */
+__rte_internal
 int dvs_sim_is_context(const struct ibv_context *ctx);
 
 /** What the device holds now, shared by every context on the ufile. */
@@ -97,6 +103,7 @@ struct dvs_sim_stats {
  * mappings are all gone are returned to the pool first.
  * @return 0, or -EINVAL when @p ctx is not a sim context.
  */
+__rte_internal
 int dvs_sim_stats(struct ibv_context *ctx, struct dvs_sim_stats *stats);
 
 /**
@@ -104,6 +111,7 @@ int dvs_sim_stats(struct ibv_context *ctx, struct dvs_sim_stats *stats);
  * @return 0, -EINVAL for a bad context or page, -ENOENT when no VAR owns
  *   the page.
  */
+__rte_internal
 int dvs_sim_page_kicks(struct ibv_context *ctx, uint32_t page_id,
 		       uint64_t *kicks, uint32_t *last_value);
 
@@ -112,6 +120,7 @@ int dvs_sim_page_kicks(struct ibv_context *ctx, uint32_t page_id,
  * has matched the device, closing the fd as libibverbs does on that path
  * (for tests of fd ownership). 0 disarms.
  */
+__rte_internal
 void dvs_sim_fail_next_import(int err);
 
 /** Device engine: turns doorbell stores into per-page kick counts. */
@@ -121,9 +130,11 @@ struct dvs_sim_engine;
  * Create an engine for the ufile behind @p ctx (any context sharing it).
  * @return the engine, or NULL with errno set.
  */
+__rte_internal
 struct dvs_sim_engine *dvs_sim_engine_create(struct ibv_context *ctx);
 
 /** Stop (if running) and free an engine. NULL is a no-op. */
+__rte_internal
 void dvs_sim_engine_destroy(struct dvs_sim_engine *engine);
 
 /**
@@ -134,6 +145,7 @@ void dvs_sim_engine_destroy(struct dvs_sim_engine *engine);
  * both: see doc/sim.md).
  * @return the number of kicks seen in this pass.
  */
+__rte_internal
 unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine);
 
 /**
@@ -141,20 +153,25 @@ unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine);
  * @param interval_us  sleep between passes (0: busy-poll with a CPU pause).
  * @return 0, -EALREADY when running, or a negative errno.
  */
+__rte_internal
 int dvs_sim_engine_start(struct dvs_sim_engine *engine, unsigned int interval_us);
 
 /** Stop the engine thread; it has finished its last pass on return. */
+__rte_internal
 void dvs_sim_engine_stop(struct dvs_sim_engine *engine);
 
 /** Total kicks this engine has counted. */
+__rte_internal
 uint64_t dvs_sim_engine_kicks(const struct dvs_sim_engine *engine);
 
 /**
  * Take the ufile's robust lock (for tests that kill a holder). Pair with
  * dvs_sim_unlock(). @return 0 or a negative errno.
  */
+__rte_internal
 int dvs_sim_lock(struct ibv_context *ctx);
 /** Release the lock taken by dvs_sim_lock(). */
+__rte_internal
 void dvs_sim_unlock(struct ibv_context *ctx);
 
 #ifdef __cplusplus

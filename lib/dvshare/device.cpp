@@ -25,24 +25,52 @@ constexpr uint32_t kMaxObjectsLimit = 1u << 22;
 
 dvshare_dev::~dvshare_dev()
 {
+	teardown();
+}
+
+/* Let go of everything this process holds of the device: objects before
+ * the UMEMs they may point into, VARs last, then the context and the
+ * registry. What is left is a shell that refuses every call (ENODEV), so
+ * a closed device's pointer stays safe to pass; handles the application
+ * still references stay too, revoked, until their last release. */
+void dvshare_dev::teardown()
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+
+	if (torn_down_)
+		return;
+	torn_down_ = true;
+	gone_.store(true);
 	engine_.reset();
-	/* Objects before the UMEMs they may point into, VARs last. */
-	drop_handles(DVSHARE_TYPE_OBJ);
-	drop_handles(DVSHARE_TYPE_UMEM);
-	drop_handles(DVSHARE_TYPE_VAR);
+	for (auto type : { DVSHARE_TYPE_OBJ, DVSHARE_TYPE_UMEM, DVSHARE_TYPE_VAR })
+		drop_handles(type);
 	if (ctx_ != nullptr && owns_ctx_)
 		glue_->close_device(ctx_);
+	ctx_ = nullptr;
+	reg_ = dvs::Registry();
+	store_.clear();
+	view_.reset();
 }
 
 void dvshare_dev::drop_handles(enum dvshare_type type)
 {
+	auto keep = [](std::unique_ptr<Handle> &h) {
+		if (h->refs.load() == 0)
+			return false;
+		h->revoked.store(true);
+		h->unreachable = true;
+		h->let_go();
+		return true;
+	};
 	for (size_t s = 0; s < store_.size(); s++) {
 		if (store_[s] != nullptr && store_[s]->type == type) {
 			view_[s].store(nullptr, std::memory_order_release);
+			if (keep(store_[s]))
+				retired_.push_back(std::move(store_[s]));
 			store_[s].reset();
 		}
 	}
-	std::erase_if(retired_, [type](const auto &h) { return h->type == type; });
+	std::erase_if(retired_, [&](auto &h) { return h->type == type && !keep(h); });
 }
 
 int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx, bool owns,

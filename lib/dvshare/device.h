@@ -38,6 +38,11 @@ public:
 
 	~dvshare_dev();
 	dvshare_dev(const dvshare_dev &) = delete;
+	/* Let go of all this process holds; the shell refuses calls after. */
+	void teardown();
+	/* Closed (or being closed): every call refuses with ENODEV. */
+	bool gone() const { return gone_.load(std::memory_order_acquire); }
+	void mark_gone() { gone_.store(true, std::memory_order_release); }
 	dvshare_dev &operator=(const dvshare_dev &) = delete;
 
 	/* Primary publishing; on failure nullptr with rte_errno set. */
@@ -108,6 +113,7 @@ private:
 	dvshare_obj *publish_obj(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
 				 uint16_t obj_type, uint16_t create_op, bool give_back);
 	int var_precheck(const char *name) const;
+	bool holds(const void *dv);
 	int import_slot(uint32_t slot, const dvs::RegEntry &e, dvs::Handle **out);
 	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
 	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
@@ -122,6 +128,8 @@ private:
 	struct ibv_context *ctx_ = nullptr;
 	bool owns_ctx_ = false;
 	bool primary_ = false;
+	bool torn_down_ = false;
+	std::atomic<bool> gone_{false};
 	dvs::DeviceCaps caps_;
 	struct mlx5dv_export_sizes sizes_ = {};
 	dvs::Registry reg_;

@@ -5,6 +5,7 @@
  */
 #include "device.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -121,12 +122,36 @@ dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags)
 	return publish_var(std::move(h), name, false);
 }
 
+/* Is @dv already published? Publishing one rdma-core object twice would
+ * make dvshare free it twice. */
+bool dvshare_dev::holds(const void *dv)
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+	auto same = [dv](const std::unique_ptr<dvs::Handle> &h) {
+		if (h == nullptr || !h->owner)
+			return false;
+		if (h->type == DVSHARE_TYPE_VAR)
+			return static_cast<const dvshare_var *>(h.get())->dv == dv;
+		if (h->type == DVSHARE_TYPE_OBJ)
+			return static_cast<const dvshare_obj *>(h.get())->dv == dv;
+		return false;
+	};
+
+	return std::any_of(store_.begin(), store_.end(), same) ||
+	       std::any_of(retired_.begin(), retired_.end(), same);
+}
+
 dvshare_var *dvshare_dev::var_publish(const char *name, struct mlx5dv_var *dv)
 {
 	int rc = var_precheck(name);
 
 	if (rc == 0 && dv == nullptr)
 		rc = -EINVAL;
+	if (rc == 0 && holds(dv)) {
+		DVS_LOG(ERR, "%s: cannot publish %s: that VAR is already published", name_.c_str(),
+			name);
+		rc = -EEXIST;
+	}
 	if (rc != 0)
 		return dvs::fail_null<dvshare_var>(-rc);
 	auto h = std::make_unique<dvshare_var>(this, true);
@@ -197,6 +222,11 @@ dvshare_obj *dvshare_dev::obj_publish(const char *name, struct mlx5dv_devx_obj *
 
 	if (rc == 0 && dv == nullptr)
 		rc = -EINVAL;
+	if (rc == 0 && holds(dv)) {
+		DVS_LOG(ERR, "%s: cannot publish %s: that DEVX object is already published",
+			name_.c_str(), name);
+		rc = -EEXIST;
+	}
 	if (rc != 0)
 		return dvs::fail_null<dvshare_obj>(-rc);
 	return publish_obj(name, dv, obj_id, 0, 0, true);

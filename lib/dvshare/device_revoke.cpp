@@ -25,31 +25,6 @@ using dvs::RegEntry;
 
 namespace {
 
-/* Replace the VAR page in place with a private anonymous page, so a
- * doorbell written after this lands in the fence, never on a page the
- * device may give to someone else; then free (owner) or unimport. */
-void fence_var(dvshare_var *v, const struct dvs_glue *g, const char *dev)
-{
-	if (v->page.valid()) {
-		void *p = mmap(v->page.addr(), v->page.length(), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		if (p == MAP_FAILED) {
-			/* Unmapped instead: a late write faults rather than land. */
-			DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it", dev, v->name,
-				strerror(errno));
-			v->page.reset();
-			v->db = nullptr;
-		}
-	}
-	if (v->dv != nullptr) {
-		if (v->owner)
-			g->free_var(v->dv);
-		else
-			g->var_unimport(v->dv);
-		v->dv = nullptr;
-	}
-}
-
 std::string pid_list(const std::set<pid_t> &pids)
 {
 	std::string s;
@@ -93,8 +68,10 @@ void dvshare_dev::let_go_locked(uint32_t slot)
 	view_[slot].store(nullptr, std::memory_order_seq_cst);
 	h->revoked.store(true);
 	dvs::Library::get().stats.revoked++;
+	/* A VAR is fenced now; objects and UMEMs are refused from now on
+	 * and unimported at their last release. */
 	if (h->type == DVSHARE_TYPE_VAR)
-		fence_var(static_cast<dvshare_var *>(h.get()), glue_, name_.c_str());
+		h->let_go();
 	retired_.push_back(std::move(h));
 	reap_locked();
 }

@@ -8,10 +8,8 @@
 
 namespace dvs {
 
+/* The "lib.dvshare" logtype (RTE_LOG_REGISTER_DEFAULT, library.cpp). */
 extern int logtype;
-
-/* Register the "lib.dvshare" logtype (idempotent). */
-void log_init();
 
 } // namespace dvs
 

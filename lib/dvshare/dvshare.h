@@ -7,15 +7,21 @@
  * The primary opens (or adopts) a device and publishes objects by name.
  * Each secondary imports every published object into its *own* device
  * context while rte_eal_init() runs, so afterwards a lookup is a memory
- * read and a doorbell is one store (dvshare_doorbell32()).
+ * read and a doorbell is one store (dvshare_doorbell32()). The PRM commands
+ * that create, query and modify objects are built with dvshare_prm.h.
  *
  * Error convention: functions returning int give 0 (or a count) on success
  * and a negative errno on failure; functions returning a pointer give NULL.
  * Either way rte_errno holds the (positive) errno and the reason is logged
  * under the "lib.dvshare" logtype. No call leaves shared state half-changed.
+ * Every call taking a device refuses NULL with EINVAL and a closed device
+ * with ENODEV (a closed device's pointer stays safe to pass).
  *
  * Threading: control calls may be made from any thread; the hot path
- * (dvshare_var_addr(), dvshare_doorbell32()) takes no lock.
+ * (dvshare_var_doorbell(), dvshare_doorbell32()) takes no lock.
+ *
+ * ABI: calls marked __rte_experimental may change; an application uses
+ * them by defining ALLOW_EXPERIMENTAL_API, as with DPDK.
  */
 #ifndef DVSHARE_H
 #define DVSHARE_H
@@ -24,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <rte_compat.h>
 #include <rte_io.h>
 
 #ifdef __cplusplus
@@ -45,9 +52,11 @@ struct dvshare_umem;
 #define DVSHARE_META_MAX 128
 /** Default registry capacity (objects per device). */
 #define DVSHARE_DEFAULT_MAX_OBJECTS 16384u
-/** Library version, also checked between primary and secondaries. */
+/** Library major version; primary and secondaries must run the same release. */
 #define DVSHARE_VERSION_MAJOR 0
-#define DVSHARE_VERSION_MINOR 1
+/** Library minor version. */
+#define DVSHARE_VERSION_MINOR 2
+/** Library patch level. */
 #define DVSHARE_VERSION_PATCH 0
 
 /** Device configuration; a NULL conf means all defaults. */
@@ -60,6 +69,7 @@ struct dvshare_dev_conf {
 	 * NULL / 0 entries: the primary's own effective uid only.
 	 */
 	const uid_t *allowed_uids;
+	/** Number of entries in @c allowed_uids. */
 	uint32_t n_allowed_uids;
 	/** Per-object wait of dvshare_dev_close() for secondaries (ms); 0: 2000. */
 	uint32_t close_timeout_ms;
@@ -75,9 +85,9 @@ enum dvshare_type {
 /** What dvshare_foreach() reports for each object. */
 struct dvshare_info {
 	const char *name;       /**< valid during the callback only */
-	enum dvshare_type type;
-	uint32_t id;            /**< VAR: page_id; OBJ: obj_id; UMEM: umem_id */
-	uint16_t obj_type;      /**< OBJ: PRM general-object type (0 if unknown) */
+	enum dvshare_type type; /**< VAR, DEVX object or UMEM */
+	uint32_t id;            /**< VAR: page_id; OBJ: obj_id / pd / flow_counter_id; UMEM: umem_id */
+	uint16_t obj_type;      /**< OBJ: PRM general-object type (0 if none or unknown) */
 	uint16_t meta_len;      /**< bytes of application metadata */
 	uint64_t size;          /**< VAR: page length; UMEM: registered length */
 	uint16_t create_op;     /**< OBJ: opcode of its create command, e.g.
@@ -86,8 +96,12 @@ struct dvshare_info {
 };
 
 /**
- * Called for each object by dvshare_foreach(); return non-zero to stop
- * (that value is then returned by dvshare_foreach()).
+ * Called for each object by dvshare_foreach().
+ * @param dev   the device walked
+ * @param info  the object (its name is valid during the call only)
+ * @param arg   as given to dvshare_foreach()
+ * @return 0 to go on; any other value stops the walk and is returned by
+ *   dvshare_foreach().
  */
 typedef int (*dvshare_foreach_cb)(struct dvshare_dev *dev, const struct dvshare_info *info,
 				  void *arg);
@@ -112,7 +126,8 @@ enum dvshare_event {
 };
 
 /**
- * Event callback. Runs on DPDK's IPC thread: keep it short, do not block.
+ * Event callback. Runs on DPDK's IPC thread (or the interrupt thread for
+ * deaths): keep it short, do not block. It may call dvshare.
  * @param dev   device concerned
  * @param event what happened
  * @param name  object name, or NULL for peer events
@@ -139,7 +154,7 @@ typedef void (*dvshare_event_cb)(struct dvshare_dev *dev, enum dvshare_event eve
  *   EEXIST (already shared), ENOENT (rdma-core libraries not installed),
  *   ENOSYS (no RDMA support in the kernel), ENODEV (no such device; the
  *   log lists those there are), ENOTSUP (rdma-core older than 63), EPERM
- *   (not the primary), EINVAL (bad conf), ENOMEM.
+ *   (not the primary), EINVAL (NULL name, bad conf), ENOMEM.
  */
 struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev_conf *conf);
 
@@ -148,32 +163,54 @@ struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev
  * dvshare never closes an adopted context; the application does, after
  * dvshare_dev_close().
  *
- * @return the device, or NULL with rte_errno set (as dvshare_dev_open()).
+ * @param ctx   the application's context (mlx5dv_open_device() with
+ *              MLX5DV_CONTEXT_FLAGS_DEVX)
+ * @param conf  configuration, or NULL for defaults
+ * @return the device, or NULL with rte_errno: EINVAL (NULL @p ctx, bad
+ *   conf), EEXIST (its device is already shared), ENOTSUP (rdma-core older
+ *   than 63), ENOENT (rdma-core libraries not installed), EPERM (not the
+ *   primary), ENOMEM.
  */
 struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *conf);
 
 /**
- * Allocate a VAR doorbell page, map it and publish it as @p name.
+ * Allocate a VAR doorbell page, map it and publish it as @p name
+ * (primary only).
  *
+ * @param dev    the device
+ * @param name   object name: printable, no blanks, shorter than
+ *               DVSHARE_NAME_MAX
  * @param flags  passed to mlx5dv_alloc_var(): 0, or
- *   MLX5DV_VAR_ALLOC_FLAG_TLP (1 << 0) on rdma-core and kernels that know it
+ *               MLX5DV_VAR_ALLOC_FLAG_TLP (1 << 0) on rdma-core and kernels
+ *               that know it
  * @return a handle holding one reference, or NULL with rte_errno: EEXIST
  *   (name taken), EINVAL/ENAMETOOLONG (bad name), ENOSPC (registry full,
  *   or no free VAR page), EOPNOTSUPP (no VIRTIO_NET_Q on the device, or
- *   unknown flags), EPERM (secondary), or the device's errno.
+ *   unknown flags), EPERM (secondary), ENODEV (device closed), or the
+ *   device's errno.
  */
 struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags);
 
 /**
- * Publish a VAR the application allocated on this device's context.
- * On success dvshare owns @p var (it is freed when the device closes);
- * on failure the caller keeps it.
+ * Publish a VAR the application allocated on this device's context
+ * (primary only). On success dvshare owns @p var (it is freed when the
+ * object is destroyed); on failure the caller keeps it.
+ *
+ * @param dev   the device
+ * @param name  object name (as for dvshare_var_alloc())
+ * @param var   from mlx5dv_alloc_var() on dvshare_dev_ctx(@p dev)
+ * @return a handle holding one reference, or NULL with rte_errno: EEXIST
+ *   (name taken, or @p var already published under any name), EINVAL
+ *   (NULL @p var, bad name), ENAMETOOLONG, ENOSPC (registry full),
+ *   EOPNOTSUPP (no VIRTIO_NET_Q on the device), EPERM (secondary), ENODEV
+ *   (device closed), or the errno of mapping the page.
  */
 struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *name,
 					struct mlx5dv_var *var);
 
 /**
- * Create a DEVX object from a PRM command and publish it as @p name.
+ * Create a DEVX object from a PRM command and publish it as @p name
+ * (primary only).
  *
  * Takes CREATE_GENERAL_OBJECT (e.g. dvshare_prm_virtq_create()), ALLOC_PD
  * and ALLOC_FLOW_COUNTER, and reads the new object's id where that
@@ -182,26 +219,57 @@ struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *nam
  * mlx5dv_devx_obj_create() and use dvshare_obj_publish()). The kernel
  * destroys the object with the command that matches its create.
  *
- * @p out receives the command output, also when the device failed the
- * command (rte_errno EREMOTEIO: status and syndrome are in @p out).
- * @return a handle, or NULL with rte_errno: EOPNOTSUPP (opcode not taken),
- *   EREMOTEIO (device failure), EINVAL (the kernel refused the command, or
- *   bad buffers), EEXIST, ENOSPC, EPERM, or another errno of the device.
+ * @param dev     the device
+ * @param name    object name (as for dvshare_var_alloc())
+ * @param in      the create command (dvshare_prm.h builders)
+ * @param inlen   its length in bytes (at least DVSHARE_PRM_HDR_SIZE)
+ * @param out     receives the command output, also when the device failed
+ *                the command (status and syndrome)
+ * @param outlen  its length (at least DVSHARE_PRM_HDR_SIZE)
+ * @return a handle holding one reference, or NULL with rte_errno:
+ *   EOPNOTSUPP (a create opcode not taken), EREMOTEIO (the device failed
+ *   it: status and syndrome in @p out), EINVAL (the kernel refused the
+ *   command, or NULL or short buffers), EEXIST, ENAMETOOLONG, ENOSPC
+ *   (registry full), EPERM (secondary), ENODEV (device closed), or another
+ *   errno of the device.
  */
 struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name,
 				       const void *in, size_t inlen, void *out, size_t outlen);
 
 /**
- * Publish a DEVX object the application created on this device's context.
- * On success dvshare owns @p obj; on failure the caller keeps it.
- * @param obj_id  the object's id, as returned by the create command
+ * Publish a DEVX object the application created on this device's context
+ * (primary only). On success dvshare owns @p obj; on failure the caller
+ * keeps it.
+ *
+ * @param dev     the device
+ * @param name    object name (as for dvshare_var_alloc())
+ * @param obj     from mlx5dv_devx_obj_create() on dvshare_dev_ctx(@p dev)
+ * @param obj_id  the object's id, where its create command's output put it
+ * @return a handle holding one reference, or NULL with rte_errno: EEXIST
+ *   (name taken, or @p obj already published under any name), EINVAL
+ *   (NULL @p obj, bad name), ENAMETOOLONG, ENOSPC (registry full), EPERM
+ *   (secondary), ENODEV (device closed), or the errno of exporting it.
  */
 struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *name,
 					struct mlx5dv_devx_obj *obj, uint32_t obj_id);
 
 /**
- * Register memory as a DEVX UMEM and publish it as @p name. The memory
- * stays the caller's and must outlive the UMEM.
+ * Register memory as a DEVX UMEM and publish it as @p name (primary only).
+ * The memory stays the caller's and must outlive the UMEM, which lives
+ * until dvshare_destroy() or dvshare_dev_close().
+ *
+ * @param dev     the device
+ * @param name    object name (as for dvshare_var_alloc())
+ * @param addr    start of the memory (no alignment needed)
+ * @param size    its length in bytes
+ * @param access  0 or IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE,
+ *                IBV_ACCESS_REMOTE_READ, IBV_ACCESS_RELAXED_ORDERING (remote
+ *                write needs local write)
+ * @return a handle holding one reference, or NULL with rte_errno: EINVAL
+ *   (other access bits, zero or wrapping size, bad name), EFAULT (memory
+ *   not mapped), ENOMEM (past RLIMIT_MEMLOCK), EPERM (secondary, or no
+ *   locked memory allowed), EEXIST, ENAMETOOLONG, ENOSPC (registry full),
+ *   ENODEV (device closed), or another errno of the device.
  */
 struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
 				      size_t size, uint32_t access);
@@ -209,7 +277,14 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 /**
  * Set (replace) the application metadata of an object, primary only.
  * Secondaries see the new bytes on their next dvshare_get_meta().
- * @return 0, -ENOENT, -EMSGSIZE (len > DVSHARE_META_MAX), -EPERM.
+ *
+ * @param dev   the device
+ * @param name  the object
+ * @param meta  the bytes (may be NULL when @p len is 0)
+ * @param len   how many, at most DVSHARE_META_MAX
+ * @return 0, or -ENOENT (no such object), -EMSGSIZE (@p len too big),
+ *   -EINVAL (NULL @p meta with a length, bad name), -ENAMETOOLONG, -EPERM
+ *   (secondary), -ENODEV (device closed).
  */
 int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len);
 
@@ -225,10 +300,14 @@ int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta
  * destroyed and the entry freed. Handles in this process are revoked the
  * same way.
  *
+ * @param dev         the device
+ * @param name        the object
  * @param timeout_ms  how long to wait for the secondaries
  * @return 0; -EBUSY when a secondary did not answer in time (the object and
- *   its entry are intact and usable again); -ENOENT; -EPERM in a secondary;
- *   or the device's errno when it refused the destroy (nothing changed).
+ *   its entry are intact and usable again); -ENOENT (no such object);
+ *   -EINVAL/-ENAMETOOLONG (bad name); -EPERM in a secondary; -ENODEV
+ *   (device closed); or the device's errno when it refused the destroy
+ *   (e.g. -EBUSY for a PD a queue still uses; nothing changed).
  */
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
 
@@ -238,16 +317,28 @@ int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int time
  * It runs on the first service lcore (-s / --service-lcore) if there is
  * one; otherwise the application runs it with
  * rte_service_run_iter_on_app_lcore(*service_id, 1).
+ *
+ * @param dev         the device
+ * @param service_id  receives the service id (may be NULL)
  * @return 0; -ENOTSUP on a real NIC (the NIC is the engine); -EALREADY;
- *   -EPERM in a secondary; or another negative errno.
+ *   -EPERM in a secondary; -ENODEV (device closed); or another negative
+ *   errno.
  */
+__rte_experimental
 int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id);
 
 /**
  * Doorbells the software device saw on a published VAR page, and the last
  * value written, as counted by the engine.
- * @return 0; -ENOENT (no such VAR); -ENOTSUP (not a software device).
+ *
+ * @param dev         the device
+ * @param name        the VAR
+ * @param kicks       receives the count (may be NULL)
+ * @param last_value  receives the last value (may be NULL)
+ * @return 0; -ENOENT (no such VAR); -ENOTSUP (not a software device);
+ *   -EINVAL/-ENAMETOOLONG (bad name); -ENODEV (device closed).
  */
+__rte_experimental
 int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
 		      uint32_t *last_value);
 
@@ -256,40 +347,66 @@ int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks
 /**
  * Find a shared device by ibdev name. In a secondary, a device the primary
  * opened after this process attached is attached now (one IPC round trip).
- * @return the device, or NULL with rte_errno ENOENT.
+ *
+ * @param ibdev  device name
+ * @return the device, or NULL with rte_errno ENOENT (not shared) or
+ *   EINVAL (NULL name).
  */
 struct dvshare_dev *dvshare_dev_lookup(const char *ibdev);
 
 /**
  * The devices this process shares (primary) or has attached (secondary),
  * in the order they were opened. No IPC.
+ *
  * @param devs  filled with up to @p n devices (may be NULL when @p n is 0)
- * @return the number of devices (which may exceed @p n).
+ * @param n     room in @p devs
+ * @return the number of devices (which may exceed @p n), or -EINVAL (NULL
+ *   @p devs with room).
  */
+__rte_experimental
 int dvshare_dev_list(struct dvshare_dev **devs, unsigned int n);
 
-/** This process's own context on the device (never the primary's). */
+/**
+ * This process's own context on the device (never the primary's).
+ *
+ * @param dev  the device
+ * @return the context, or NULL with rte_errno EINVAL (NULL) or ENODEV
+ *   (device closed).
+ */
 struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev);
 
-/** The device's ibdev name. */
+/**
+ * The device's ibdev name.
+ *
+ * @param dev  the device (also a closed one)
+ * @return the name, or NULL for a NULL @p dev.
+ */
+__rte_experimental
 const char *dvshare_dev_name(const struct dvshare_dev *dev);
 
 /**
  * Close a device. Primary: destroys every object with the dvshare_destroy()
- * protocol (DEVX objects, then UMEMs, then VARs; conf close_timeout_ms per
+ * protocol (DEVX objects, then UMEMs, then VARs, each kind newest first so
+ * an object goes before what it was built on; conf close_timeout_ms per
  * object), withdraws the device and closes the context (unless adopted).
  * Secondary: detaches (unimport and unmap only; nothing is destroyed).
- * Handles of the device must not be used afterwards.
- * @return 0, or -EBUSY when a secondary held on (the device stays open with
- *   the objects not yet destroyed), or another negative errno.
+ *
+ * Afterwards the pointer stays safe to pass (calls refuse it with ENODEV)
+ * and handles still referenced stay valid memory, revoked, until released.
+ *
+ * @param dev  the device
+ * @return 0; -EBUSY when a secondary held on (the device stays open with
+ *   the objects not yet destroyed); -EINVAL (NULL or unknown device);
+ *   -ENODEV (already closed); or another negative errno.
  */
 int dvshare_dev_close(struct dvshare_dev *dev);
 
 /**
  * Result of the attach done inside rte_eal_init() in a secondary.
  * @return the number of devices attached (0 when the primary shares none
- *   or does not use dvshare), or a negative errno, whose reason was logged.
- *   In a primary, 0.
+ *   or does not use dvshare), or a negative errno, whose reason was logged
+ *   (-EPROTO: built differently from the primary; -EPERM: this uid is not
+ *   allowed). In a primary, 0.
  */
 int dvshare_attach_status(void);
 
@@ -310,73 +427,169 @@ struct dvshare_stats {
 
 /** An attached secondary, as the primary sees it. */
 struct dvshare_peer {
-	pid_t pid;
+	pid_t pid;            /**< its process id */
 	uid_t uid;            /**< effective uid, read from its pidfd */
 	uint32_t n_devices;   /**< devices it is attached to */
 };
 
 /**
  * The secondaries attached now (primary; a secondary has none).
+ *
  * @param peers  filled with up to @p n entries (may be NULL when @p n is 0)
- * @return the number of attached secondaries (which may exceed @p n).
+ * @param n      room in @p peers
+ * @return the number of attached secondaries (which may exceed @p n), or
+ *   -EINVAL (NULL @p peers with room).
  */
+__rte_experimental
 int dvshare_peers(struct dvshare_peer *peers, unsigned int n);
 
 /**
  * Read this process's dvshare counters.
+ *
+ * @param stats  receives them
  * @return 0, or -EINVAL for a NULL @p stats.
  */
+__rte_experimental
 int dvshare_stats_get(struct dvshare_stats *stats);
 
 /**
- * Look up a published VAR by name and take a reference.
- * @return the handle, or NULL with rte_errno ENOENT (no such VAR) or the
- *   import's errno.
+ * Look up a published VAR by name and take a reference. In a secondary the
+ * first lookup of an object published after the attach imports it.
+ *
+ * @param dev   the device
+ * @param name  the VAR
+ * @return the handle, or NULL with rte_errno: ENOENT (no VAR of that name),
+ *   EINVAL/ENAMETOOLONG (bad name), ENOTCONN (secondary: the primary died),
+ *   ENODEV (device closed), or the import's errno.
  */
 struct dvshare_var *dvshare_var_lookup(struct dvshare_dev *dev, const char *name);
-/** Look up a published DEVX object by name and take a reference. */
+
+/**
+ * Look up a published DEVX object by name and take a reference.
+ *
+ * @param dev   the device
+ * @param name  the object
+ * @return the handle, or NULL with rte_errno as dvshare_var_lookup().
+ */
 struct dvshare_obj *dvshare_obj_lookup(struct dvshare_dev *dev, const char *name);
-/** Look up a published UMEM by name and take a reference. */
+
+/**
+ * Look up a published UMEM by name and take a reference.
+ *
+ * @param dev   the device
+ * @param name  the UMEM
+ * @return the handle, or NULL with rte_errno as dvshare_var_lookup().
+ */
 struct dvshare_umem *dvshare_umem_lookup(struct dvshare_dev *dev, const char *name);
 
-/** Drop a reference taken by a lookup, alloc, create or publish. */
+/**
+ * Drop a reference taken by a lookup, alloc, create, reg or publish. A
+ * revoked handle is freed at its last release. NULL is a no-op; a release
+ * with no reference left is ignored.
+ *
+ * @param var  the handle
+ */
 void dvshare_var_release(struct dvshare_var *var);
-/** Drop a reference to a DEVX object handle. */
+/**
+ * Drop a reference to a DEVX object handle (as dvshare_var_release()).
+ * @param obj  the handle
+ */
 void dvshare_obj_release(struct dvshare_obj *obj);
-/** Drop a reference to a UMEM handle. */
+/**
+ * Drop a reference to a UMEM handle (as dvshare_var_release()).
+ * @param umem  the handle
+ */
 void dvshare_umem_release(struct dvshare_umem *umem);
 
-/** The VAR page as mapped in this process (its doorbell: dvshare_var_doorbell()). */
+/**
+ * The VAR page as mapped in this process (after a destroy, a private fence
+ * page at the same address).
+ * @param var  the handle
+ * @return the address, or NULL for a NULL handle.
+ */
 void *dvshare_var_addr(const struct dvshare_var *var);
+
 /**
  * The VAR's doorbell register as mapped in this process: its page plus
  * the device's in-page doorbell offset (doorbell_bar_offset &
  * (page_size - 1) from the virtio emulation caps, recorded by the primary).
  * Write a virtio queue index there to kick that queue:
  * dvshare_doorbell32(dvshare_var_doorbell(var), 0, queue_index).
+ *
+ * @param var  the handle
+ * @return the address, or NULL for a NULL handle.
  */
+__rte_experimental
 void *dvshare_var_doorbell(const struct dvshare_var *var);
-/** Length of the mapped VAR page. */
+
+/**
+ * Length of the mapped VAR page.
+ * @param var  the handle
+ * @return bytes, or 0 for a NULL handle.
+ */
+__rte_experimental
 size_t dvshare_var_length(const struct dvshare_var *var);
-/** This process's mlx5dv_var (imported in a secondary). */
+
+/**
+ * This process's mlx5dv_var (imported in a secondary).
+ * @param var  the handle
+ * @return it, or NULL for a NULL or revoked handle.
+ */
 struct mlx5dv_var *dvshare_var_dv(const struct dvshare_var *var);
-/** This process's DEVX object (imported in a secondary). */
+
+/**
+ * This process's DEVX object (imported in a secondary).
+ * @param obj  the handle
+ * @return it, or NULL for a NULL handle or one whose object is gone.
+ */
 struct mlx5dv_devx_obj *dvshare_obj_dv(const struct dvshare_obj *obj);
-/** The DEVX object's id (obj_id in PRM commands). */
+
+/**
+ * The DEVX object's id: obj_id of a general object, pd of a PD,
+ * flow_counter_id of a flow counter (what PRM commands name it by).
+ * @param obj  the handle
+ * @return the id, or 0 for a NULL handle.
+ */
 uint32_t dvshare_obj_id(const struct dvshare_obj *obj);
-/** The UMEM's id, usable in DEVX commands from this process. */
+
+/**
+ * The UMEM's id, usable in DEVX commands from this process.
+ * @param umem  the handle
+ * @return the umem_id, or 0 for a NULL handle or a revoked UMEM.
+ */
+__rte_experimental
 uint32_t dvshare_umem_id(const struct dvshare_umem *umem);
 
 /**
- * Run a QUERY command on the object through this process's own context.
- * @return 0, or a negative errno (-EREMOTEIO: the device failed the
- *   command; status and syndrome are in @p out; -ENODEV: the object was
- *   revoked).
+ * Run a QUERY command on the object through this process's own context
+ * (mlx5dv_devx_obj_query()).
+ *
+ * @param obj     the handle
+ * @param in      the query command (e.g. dvshare_prm_virtq_query(),
+ *                dvshare_prm_query_flow_counter())
+ * @param inlen   its length
+ * @param out     receives the output
+ * @param outlen  its length
+ * @return 0, or a negative errno: -EREMOTEIO (the device failed the
+ *   command; status and syndrome are in @p out), -EINVAL (NULL handle, or
+ *   the kernel refused the command: not a query, or naming another
+ *   object), -ENODEV (the object was revoked), -ENOENT (the object is gone
+ *   from the device).
  */
 int dvshare_obj_query(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
 		      size_t outlen);
 
-/** Run a MODIFY command on the object through this process's own context. */
+/**
+ * Run a MODIFY command on the object through this process's own context
+ * (mlx5dv_devx_obj_modify()).
+ *
+ * @param obj     the handle
+ * @param in      the modify command (e.g. dvshare_prm_virtq_modify())
+ * @param inlen   its length
+ * @param out     receives the output
+ * @param outlen  its length
+ * @return 0, or a negative errno as dvshare_obj_query().
+ */
 int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,
 		       size_t outlen);
 
@@ -384,34 +597,81 @@ int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, vo
  * Run a device command that is not about an object (e.g. QUERY_HCA_CAP,
  * dvshare_prm_query_hca_cap()) on this process's own context: the
  * equivalent of mlx5dv_devx_general_cmd(), in primary and secondaries.
+ *
+ * @param dev     the device
+ * @param in      the command
+ * @param inlen   its length
+ * @param out     receives the output
+ * @param outlen  its length
  * @return 0, or a negative errno: -EREMOTEIO (the device failed it; status
  *   and syndrome are in @p out), -EINVAL (a command the kernel does not
- *   pass, or bad buffers), -EOPNOTSUPP.
+ *   pass, or NULL or bad buffers), -EOPNOTSUPP, -ENODEV (device closed).
  */
+__rte_experimental
 int dvshare_dev_general_cmd(struct dvshare_dev *dev, const void *in, size_t inlen, void *out,
 			    size_t outlen);
 
 /**
- * Copy an object's application metadata into @p buf (at most @p len bytes).
- * @return the metadata length (which may exceed @p len), or -ENOENT.
+ * Copy an object's application metadata into @p buf.
+ *
+ * @param dev   the device
+ * @param name  the object
+ * @param buf   receives up to @p len bytes (may be NULL when @p len is 0)
+ * @param len   room in @p buf
+ * @return the metadata length (which may exceed @p len), or -ENOENT (no
+ *   such object), -EINVAL (NULL @p buf with room, bad name),
+ *   -ENAMETOOLONG, -ENODEV (device closed).
  */
 int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len);
 
 /**
  * Call @p cb for every published object of the device, in registry order.
- * @return 0, the first non-zero value @p cb returned, or a negative errno.
+ *
+ * @param dev  the device
+ * @param cb   the callback
+ * @param arg  passed to @p cb
+ * @return 0, the first non-zero value @p cb returned, or a negative errno
+ *   (-EINVAL: NULL @p cb; -ENODEV: device closed).
  */
 int dvshare_foreach(struct dvshare_dev *dev, dvshare_foreach_cb cb, void *arg);
 
 /**
- * Register an event callback for a device (NULL: for every device).
- * @return 0 or a negative errno.
+ * Register an event callback, for one device or for every device.
+ *
+ * @param dev  the device, or NULL for every device
+ * @param cb   the callback
+ * @param arg  passed to @p cb
+ * @return 0, or -EINVAL (NULL @p cb), -ENODEV (@p dev not shared here, or
+ *   closed), -ENOMEM.
  */
 int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg);
 
 /**
+ * Unregister a callback registered with the same @p dev, @p cb and @p arg.
+ * On return the callback is not running and will not be called again
+ * (unless the caller is that very callback, whose current call goes on).
+ *
+ * @param dev  as registered
+ * @param cb   as registered
+ * @param arg  as registered
+ * @return 0, or -EINVAL (NULL @p cb), -ENOENT (no such registration).
+ */
+int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg);
+
+/**
+ * Name of an event, for logs: "published", "peer-attached",
+ * "peer-detached", "revoking", "revoked", "peer-died", "primary-died".
+ *
+ * @param event  the event
+ * @return the name, or "unknown".
+ */
+__rte_experimental
+const char *dvshare_event_name(enum dvshare_event event);
+
+/**
  * Ring a doorbell: an I/O write barrier and one 32-bit store at
  * @p db + @p offset. No library state is read; no call, lock or syscall.
+ *
  * @param db      dvshare_var_doorbell() of a VAR (look it up once, outside
  *                the loop)
  * @param offset  byte offset from @p db (0 for a VIRTIO_NET_Q kick)

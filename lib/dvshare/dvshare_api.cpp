@@ -58,7 +58,7 @@ dvshare_dev *add_primary_device(int rc, std::unique_ptr<dvshare_dev> dev)
 		return fail_null<dvshare_dev>(EEXIST);
 	}
 	dvshare_dev *raw = dev.get();
-	lib.add(std::move(dev));
+	lib.add(Library::share(std::move(dev)));
 	DVS_LOG(INFO, "%s shared (%s provider)", raw->name().c_str(), raw->glue()->provider);
 	return raw;
 }
@@ -94,6 +94,29 @@ template <typename Fn> int obj_cmd(struct dvshare_obj *obj, Fn &&fn)
 template <typename H> H *as(dvs::Handle *h)
 {
 	return static_cast<H *>(h);
+}
+
+/* 0 for a device calls may use: EINVAL for NULL, ENODEV once closed (a
+ * closed device is a shell that stays valid memory, see Library::share). */
+int usable(const dvshare_dev *dev)
+{
+	return dev == nullptr ? EINVAL : dev->gone() ? ENODEV : 0;
+}
+
+/* The usual guard of a call on @dev returning a pointer. */
+template <typename T, typename F> T *on_dev_ptr(const dvshare_dev *dev, F &&fn)
+{
+	int err = usable(dev);
+
+	return err != 0 ? fail_null<T>(err) : guard_ptr<T>(fn);
+}
+
+/* The same for a call returning an int. */
+template <typename F> int on_dev_int(const dvshare_dev *dev, F &&fn)
+{
+	int err = usable(dev);
+
+	return err != 0 ? fail(err) : guard_int(fn);
 }
 
 } // namespace
@@ -134,48 +157,36 @@ struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvsh
 
 struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_var>(EINVAL);
-	return guard_ptr<dvshare_var>([&] { return dev->var_alloc(name, flags); });
+	return on_dev_ptr<dvshare_var>(dev, [&] { return dev->var_alloc(name, flags); });
 }
 
 struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *name,
 					struct mlx5dv_var *var)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_var>(EINVAL);
-	return guard_ptr<dvshare_var>([&] { return dev->var_publish(name, var); });
+	return on_dev_ptr<dvshare_var>(dev, [&] { return dev->var_publish(name, var); });
 }
 
 struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name, const void *in,
 				       size_t inlen, void *out, size_t outlen)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_obj>(EINVAL);
-	return guard_ptr<dvshare_obj>([&] { return dev->obj_create(name, in, inlen, out, outlen); });
+	return on_dev_ptr<dvshare_obj>(dev, [&] { return dev->obj_create(name, in, inlen, out, outlen); });
 }
 
 struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *name,
 					struct mlx5dv_devx_obj *obj, uint32_t obj_id)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_obj>(EINVAL);
-	return guard_ptr<dvshare_obj>([&] { return dev->obj_publish(name, obj, obj_id); });
+	return on_dev_ptr<dvshare_obj>(dev, [&] { return dev->obj_publish(name, obj, obj_id); });
 }
 
 struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
 				      size_t size, uint32_t access)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_umem>(EINVAL);
-	return guard_ptr<dvshare_umem>([&] { return dev->umem_reg(name, addr, size, access); });
+	return on_dev_ptr<dvshare_umem>(dev, [&] { return dev->umem_reg(name, addr, size, access); });
 }
 
 int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->set_meta(name, meta, len); });
+	return on_dev_int(dev, [&] { return dev->set_meta(name, meta, len); });
 }
 
 struct dvshare_dev *dvshare_dev_lookup(const char *ibdev)
@@ -216,7 +227,9 @@ int dvshare_dev_list(struct dvshare_dev **devs, unsigned int n)
 
 struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev)
 {
-	return dev != nullptr ? dev->ctx() : fail_null<struct ibv_context>(EINVAL);
+	int err = usable(dev);
+
+	return err == 0 ? dev->ctx() : fail_null<struct ibv_context>(err);
 }
 
 const char *dvshare_dev_name(const struct dvshare_dev *dev)
@@ -226,24 +239,18 @@ const char *dvshare_dev_name(const struct dvshare_dev *dev)
 
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->destroy(name, timeout_ms); });
+	return on_dev_int(dev, [&] { return dev->destroy(name, timeout_ms); });
 }
 
 int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->engine_start(service_id); });
+	return on_dev_int(dev, [&] { return dev->engine_start(service_id); });
 }
 
 int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
 		      uint32_t *last_value)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->var_kicks(name, kicks, last_value); });
+	return on_dev_int(dev, [&] { return dev->var_kicks(name, kicks, last_value); });
 }
 
 int dvshare_dev_close(struct dvshare_dev *dev)
@@ -254,7 +261,7 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 		{
 			std::lock_guard<std::mutex> lock(lib.mu);
 			if (lib.find(dev) == nullptr)
-				return -EINVAL;
+				return dev != nullptr && dev->gone() ? -ENODEV : -EINVAL;
 		}
 		/* Without the library lock: acks for the destroys arrive
 		 * through it. */
@@ -265,6 +272,7 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 				return rc;
 			}
 		}
+		dev->mark_gone();
 		{
 			std::lock_guard<std::mutex> lock(lib.mu);
 			owned = lib.remove(dev);
@@ -321,23 +329,17 @@ int dvshare_stats_get(struct dvshare_stats *st)
 
 struct dvshare_var *dvshare_var_lookup(struct dvshare_dev *dev, const char *name)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_var>(EINVAL);
-	return guard_ptr<dvshare_var>([&] { return as<dvshare_var>(dev->lookup(name, DVSHARE_TYPE_VAR)); });
+	return on_dev_ptr<dvshare_var>(dev, [&] { return as<dvshare_var>(dev->lookup(name, DVSHARE_TYPE_VAR)); });
 }
 
 struct dvshare_obj *dvshare_obj_lookup(struct dvshare_dev *dev, const char *name)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_obj>(EINVAL);
-	return guard_ptr<dvshare_obj>([&] { return as<dvshare_obj>(dev->lookup(name, DVSHARE_TYPE_OBJ)); });
+	return on_dev_ptr<dvshare_obj>(dev, [&] { return as<dvshare_obj>(dev->lookup(name, DVSHARE_TYPE_OBJ)); });
 }
 
 struct dvshare_umem *dvshare_umem_lookup(struct dvshare_dev *dev, const char *name)
 {
-	if (dev == nullptr)
-		return fail_null<dvshare_umem>(EINVAL);
-	return guard_ptr<dvshare_umem>([&] { return as<dvshare_umem>(dev->lookup(name, DVSHARE_TYPE_UMEM)); });
+	return on_dev_ptr<dvshare_umem>(dev, [&] { return as<dvshare_umem>(dev->lookup(name, DVSHARE_TYPE_UMEM)); });
 }
 
 void dvshare_var_release(struct dvshare_var *var)
@@ -409,30 +411,47 @@ int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, vo
 int dvshare_dev_general_cmd(struct dvshare_dev *dev, const void *in, size_t inlen, void *out,
 			    size_t outlen)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->general_cmd(in, inlen, out, outlen); });
+	return on_dev_int(dev, [&] { return dev->general_cmd(in, inlen, out, outlen); });
 }
 
 int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->get_meta(name, buf, len); });
+	return on_dev_int(dev, [&] { return dev->get_meta(name, buf, len); });
 }
 
 int dvshare_foreach(struct dvshare_dev *dev, dvshare_foreach_cb cb, void *arg)
 {
-	if (dev == nullptr)
-		return fail(EINVAL);
-	return guard_int([&] { return dev->foreach(cb, arg); });
+	return on_dev_int(dev, [&] { return dev->foreach(cb, arg); });
 }
 
 int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 {
 	if (cb == nullptr)
 		return fail(EINVAL);
+	if (dev != nullptr && dev->gone())
+		return fail(ENODEV);
 	return guard_int([&] { return Library::get().subscribe(dev, cb, arg); });
+}
+
+int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg)
+{
+	if (cb == nullptr)
+		return fail(EINVAL);
+	return guard_int([&] { return Library::get().unsubscribe(dev, cb, arg); });
+}
+
+const char *dvshare_event_name(enum dvshare_event event)
+{
+	switch (event) {
+	case DVSHARE_EVENT_PUBLISHED: return "published";
+	case DVSHARE_EVENT_PEER_ATTACHED: return "peer-attached";
+	case DVSHARE_EVENT_PEER_DETACHED: return "peer-detached";
+	case DVSHARE_EVENT_REVOKING: return "revoking";
+	case DVSHARE_EVENT_REVOKED: return "revoked";
+	case DVSHARE_EVENT_PEER_DIED: return "peer-died";
+	case DVSHARE_EVENT_PRIMARY_DIED: return "primary-died";
+	}
+	return "unknown";
 }
 
 } /* extern "C" */

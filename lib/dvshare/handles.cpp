@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Handle teardown: owners destroy the kernel object, importers unimport. */
+/*
+ * Letting go of a handle's rdma-core object: owners destroy it, importers
+ * unimport it; a VAR mapping is fenced first, so the handle's addresses
+ * stay valid memory that reaches no device.
+ */
 #include "handles.h"
 
 #include <cstring>
@@ -12,19 +16,22 @@ namespace {
 /* Destroy what we own; when that fails (the object is gone or busy) the
  * local struct is still ours and is unimported, as rdma-core expects. */
 template <typename T>
-void put_dv(const dvs::Handle &h, T *dv, int (*destroy)(T *), void (*unimport)(T *),
+void put_dv(const dvs::Handle &h, T **dv, int (*destroy)(T *), void (*unimport)(T *),
 	    const char *what)
 {
-	if (dv == nullptr)
+	if (*dv == nullptr)
 		return;
 	if (h.owner) {
-		int rc = destroy(dv);
-		if (rc == 0)
+		int rc = destroy(*dv);
+		if (rc == 0) {
+			*dv = nullptr;
 			return;
+		}
 		DVS_LOG(WARNING, "%s: destroy of %s %s failed: %s", h.dev->name().c_str(), what,
 			h.name, strerror(rc));
 	}
-	unimport(dv);
+	unimport(*dv);
+	*dv = nullptr;
 }
 
 } // namespace
@@ -39,29 +46,57 @@ const char *dvs::type_str(uint32_t type)
 	}
 }
 
+/* Replace the VAR page in place with a private anonymous page, so a
+ * doorbell written after this lands in the fence, never on a page the
+ * device may give to someone else; then free (owner) or unimport. */
+void dvshare_var::let_go()
+{
+	if (page.valid()) {
+		void *p = mmap(page.addr(), page.length(), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED) {
+			/* Unmapped instead: a late write faults rather than land. */
+			DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it",
+				dev->name().c_str(), name, strerror(errno));
+			page.reset();
+			db = nullptr;
+		}
+	}
+	if (dv != nullptr) {
+		if (owner)
+			dev->glue()->free_var(dv); /* cannot fail: it frees the local struct too */
+		else
+			dev->glue()->var_unimport(dv);
+		dv = nullptr;
+	}
+}
+
 dvshare_var::~dvshare_var()
+{
+	page.reset();
+	let_go();
+}
+
+void dvshare_obj::let_go()
 {
 	const struct dvs_glue *g = dev->glue();
 
-	page.reset();
-	if (dv == nullptr)
-		return;
-	if (owner)
-		g->free_var(dv); /* cannot fail: it frees the local struct too */
-	else
-		g->var_unimport(dv);
+	put_dv(*this, &dv, g->devx_obj_destroy, g->devx_obj_unimport, "DEVX object");
 }
 
 dvshare_obj::~dvshare_obj()
 {
+	let_go();
+}
+
+void dvshare_umem::let_go()
+{
 	const struct dvs_glue *g = dev->glue();
 
-	put_dv(*this, dv, g->devx_obj_destroy, g->devx_obj_unimport, "DEVX object");
+	put_dv(*this, &dv, g->devx_umem_dereg, g->devx_umem_unimport, "UMEM");
 }
 
 dvshare_umem::~dvshare_umem()
 {
-	const struct dvs_glue *g = dev->glue();
-
-	put_dv(*this, dv, g->devx_umem_dereg, g->devx_umem_unimport, "UMEM");
+	let_go();
 }

@@ -30,8 +30,18 @@ struct Handle {
 	Handle &operator=(const Handle &) = delete;
 
 	void get() { refs.fetch_add(1, std::memory_order_relaxed); }
-	/* Drop a reference; true when it was the last one. */
-	bool put() { return refs.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+	/* Drop a reference; true when it was the last one. A release with no
+	 * reference left (a double release) is refused, not wrapped round. */
+	bool put()
+	{
+		int32_t n = refs.load(std::memory_order_relaxed);
+		while (n > 0 && !refs.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel))
+			;
+		return n == 1;
+	}
+	/* Give the rdma-core object up now (destroy if owner, else unimport;
+	 * a VAR is fenced first); the handle stays valid memory. */
+	virtual void let_go() = 0;
 
 	dvshare_dev *dev;
 	enum dvshare_type type;
@@ -51,6 +61,7 @@ struct Handle {
 struct dvshare_var : dvs::Handle {
 	dvshare_var(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_VAR, own) {}
 	~dvshare_var() override;
+	void let_go() override;
 
 	struct mlx5dv_var *dv = nullptr;
 	dvs::Mapping page; /* this process's mapping of the VAR page */
@@ -60,6 +71,7 @@ struct dvshare_var : dvs::Handle {
 struct dvshare_obj : dvs::Handle {
 	dvshare_obj(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_OBJ, own) {}
 	~dvshare_obj() override;
+	void let_go() override;
 
 	struct mlx5dv_devx_obj *dv = nullptr;
 	uint32_t obj_id = 0;
@@ -70,6 +82,7 @@ struct dvshare_obj : dvs::Handle {
 struct dvshare_umem : dvs::Handle {
 	dvshare_umem(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_UMEM, own) {}
 	~dvshare_umem() override;
+	void let_go() override;
 
 	struct mlx5dv_devx_umem *dv = nullptr;
 	uint64_t size = 0;

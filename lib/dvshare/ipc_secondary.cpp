@@ -80,7 +80,7 @@ int attach_one(Fd cmd_fd, Fd reg_fd)
 	}
 	DVS_LOG(INFO, "attached %s: %u object(s) imported", dev->name().c_str(),
 		dev->attached_objects());
-	std::shared_ptr<dvshare_dev> d(std::move(dev));
+	std::shared_ptr<dvshare_dev> d = Library::share(std::move(dev));
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
 		lib.add(d);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "library.h"
 
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 
@@ -26,7 +27,28 @@ Library::~Library()
 	 * secondaries hold the cmd_fd and keep using what they imported. */
 	for (auto &d : devices)
 		d->abandon();
+	{
+		std::lock_guard<std::mutex> lock(shells_mu_);
+		exiting_ = true;
+	}
 	devices.clear();
+}
+
+std::shared_ptr<dvshare_dev> Library::share(std::unique_ptr<dvshare_dev> dev)
+{
+	return std::shared_ptr<dvshare_dev>(dev.release(), retire);
+}
+
+void Library::retire(dvshare_dev *dev)
+{
+	Library &lib = get();
+
+	dev->teardown();
+	std::lock_guard<std::mutex> lock(lib.shells_mu_);
+	if (lib.exiting_)
+		delete dev;
+	else
+		lib.shells_.emplace_back(dev);
 }
 
 dvshare_dev *Library::find(const char *ibdev) const
@@ -68,25 +90,42 @@ std::shared_ptr<dvshare_dev> Library::remove(dvshare_dev *dev)
 			std::shared_ptr<dvshare_dev> d = std::move(*it);
 			devices.erase(it);
 			list_gen++;
-			std::erase_if(subs_, [dev](const EventSub &s) { return s.dev == dev; });
+			std::erase_if(subs_, [dev](const auto &s) { return s->dev == dev; });
 			return d;
 		}
 	}
 	return nullptr;
 }
 
+namespace {
+
+/* The subscription whose callback this thread is running, if any. */
+thread_local const EventSub *in_callback;
+
+} // namespace
+
 void Library::emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pid_t pid)
 {
-	std::vector<EventSub> subs;
+	std::vector<std::shared_ptr<EventSub>> subs;
 	{
 		std::lock_guard<std::mutex> lock(mu);
 		for (const auto &s : subs_)
-			if (s.dev == nullptr || s.dev == dev)
+			if (s->dev == nullptr || s->dev == dev) {
+				s->running++;
 				subs.push_back(s);
+			}
 	}
 	/* Outside the lock: a callback may call back into dvshare. */
-	for (const auto &s : subs)
-		s.cb(dev, ev, name, pid, s.arg);
+	for (const auto &s : subs) {
+		const EventSub *outer = in_callback;
+		in_callback = s.get();
+		s->cb(dev, ev, name, pid, s->arg);
+		in_callback = outer;
+		std::lock_guard<std::mutex> lock(mu);
+		s->running--;
+	}
+	if (!subs.empty())
+		subs_cv_.notify_all();
 }
 
 void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
@@ -126,19 +165,26 @@ int Library::subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 
 	if (dev != nullptr && find(dev) == nullptr)
 		return -ENODEV;
-	subs_.push_back({ dev, cb, arg });
+	subs_.push_back(std::make_shared<EventSub>(EventSub{ dev, cb, arg }));
 	return 0;
 }
 
-int logtype = -1;
-
-void log_init()
+int Library::unsubscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 {
-	if (logtype < 0)
-		logtype = rte_log_register_type_and_pick_level("lib.dvshare", RTE_LOG_NOTICE);
-	if (logtype < 0)
-		logtype = RTE_LOGTYPE_USER1;
+	std::unique_lock<std::mutex> lock(mu);
+	auto it = std::find_if(subs_.begin(), subs_.end(), [&](const auto &s) {
+		return s->dev == dev && s->cb == cb && s->arg == arg;
+	});
+
+	if (it == subs_.end())
+		return -ENOENT;
+	std::shared_ptr<EventSub> gone = std::move(*it);
+	subs_.erase(it);
+	subs_cv_.wait(lock, [&] { return gone->running == (in_callback == gone.get() ? 1 : 0); });
+	return 0;
 }
+
+RTE_LOG_REGISTER_DEFAULT(logtype, NOTICE);
 
 namespace {
 
@@ -146,7 +192,6 @@ namespace {
  * IPC channel is up, before DPDK memory exists. */
 void on_bus_scan(void *)
 {
-	log_init();
 	switch (rte_eal_process_type()) {
 	case RTE_PROC_PRIMARY:
 		ipc_primary_init();
@@ -173,7 +218,6 @@ void on_bus_scan(void *)
 
 RTE_INIT(dvshare_register_scan)
 {
-	dvs::log_init();
 	/* Make sure the singleton outlives everything that may use it at
 	 * exit, by constructing it before any other dvshare static. */
 	(void)dvs::Library::get();

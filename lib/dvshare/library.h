@@ -7,6 +7,7 @@
 #define DVS_LIBRARY_H
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -20,12 +21,18 @@ struct EventSub {
 	dvshare_dev *dev; /* nullptr: every device */
 	dvshare_event_cb cb;
 	void *arg;
+	int running = 0;  /* callbacks in progress (under Library::mu) */
 };
 
 class Library {
 public:
 	static Library &get();
 	~Library();
+
+	/* The device as the library holds it: its last reference tears it
+	 * down and keeps the shell (retire()), so the application's pointer
+	 * stays safe to pass after a close. */
+	static std::shared_ptr<dvshare_dev> share(std::unique_ptr<dvshare_dev> dev);
 
 	/* Callers hold mu. */
 	dvshare_dev *find(const char *ibdev) const;
@@ -43,6 +50,9 @@ public:
 	void emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
 		  bool need_dev);
 	int subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
+	/* Remove a subscription and wait until none of its callbacks runs
+	 * (but one of this very thread, which is the caller). */
+	int unsubscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
 
 	/* Primary: route peer news to the device named @ibdev. */
 	void peer_gone(const char *ibdev, pid_t pid);
@@ -64,8 +74,15 @@ public:
 
 private:
 	Library() = default;
-	std::vector<EventSub> subs_;
+	static void retire(dvshare_dev *dev);
+
+	std::vector<std::shared_ptr<EventSub>> subs_;
+	std::condition_variable subs_cv_;
 	std::atomic<pid_t> orphaned_{0};
+	/* Closed devices' shells, freed at exit. */
+	std::mutex shells_mu_;
+	std::vector<std::unique_ptr<dvshare_dev>> shells_;
+	bool exiting_ = false;
 };
 
 } // namespace dvs

@@ -25,6 +25,9 @@
 
 #define MP_REPLY_MAX 512
 #define MP_TIMEOUT_MS 30000
+/* EAL's memory base, clear of ASan's shadow (the suites also run under
+ * ASan); any process of a scene may be given it. */
+#define MP_BASE_VIRTADDR "--base-virtaddr=0x600000000000"
 
 struct peer {
 	pid_t pid;
@@ -125,14 +128,15 @@ static inline int peer_start_env(struct peer *p, const char *prog, const char *p
 {
 	char fp[128];
 	char *args[] = { (char *)prog, "-l", "0", "--no-pci", "--no-telemetry", fp,
+			 MP_BASE_VIRTADDR, "--log-level=lib.dvshare:info",
+			 "--log-level=lib.eal:notice",
 			 primary ? "--proc-type=primary" : "--proc-type=secondary",
-			 "-m", "64", "--log-level=lib.dvshare:info", "--log-level=lib.eal:notice",
-			 NULL };
+			 "-m", "64", NULL };
 
 	memset(p, 0, sizeof(*p));
 	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
 	if (!primary)
-		args[7] = NULL; /* -m is the primary's business */
+		args[10] = NULL; /* -m is the primary's business */
 	if (peer_spawn(p, args, env) != 0)
 		return -errno;
 	if (peer_read(p, MP_TIMEOUT_MS) != 0 || strncmp(p->last, "ready", 5) != 0) {

@@ -20,8 +20,9 @@ static int pmd_start(struct peer *p, const char *prefix, int primary, int teleme
 		     const char *const extra[])
 {
 	char fp[128];
-	char *args[40] = { (char *)pmd, "--no-pci", fp, "--log-level=lib.eal:error" };
-	int n = 4;
+	char *args[40] = { (char *)pmd, "--no-pci", fp, "--log-level=lib.eal:error",
+			   MP_BASE_VIRTADDR };
+	int n = 5;
 
 	memset(p, 0, sizeof(*p));
 	p->tag = "";

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Suite unit: decoding of dvshare's rte_mp messages. */
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include <unistd.h>
 
 #include "dvs_cunit.h"
+#include "dvshare.h"
 #include "ipc_proto.h"
 #include "registry_layout.h"
 
@@ -64,7 +66,10 @@ void test_version_mismatch_names_both()
 	m.num_fds = 1;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "3.1.4"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "0.1.0"));
+	char ours[32];
+	snprintf(ours, sizeof(ours), "%d.%d.%d", DVSHARE_VERSION_MAJOR,
+		 DVSHARE_VERSION_MINOR, DVSHARE_VERSION_PATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), ours));
 	/* A later protocol with a bigger message is still recognised. */
 	uint8_t bigger[sizeof(AttachReq) + 16] = {};
 	MpHdr h = mp_hdr();

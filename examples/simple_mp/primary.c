@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dvshare example, primary side: share an mlx5 device (the software device
+ * "sim0" by default) with this process's DPDK secondaries, publish a VAR
+ * doorbell page, a VIRTIO_NET_Q and a flow counter, wait, and close: the
+ * close destroys everything, each secondary letting go first.
+ *
+ *   simple_mp_primary [EAL options] -- [ibdev]
+ *
+ * Run simple_mp_secondary next to it (same --file-prefix, and
+ * --proc-type=secondary); press Enter (or close stdin) here to finish.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h> /* IBV_ACCESS_LOCAL_WRITE */
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include <dvshare.h>
+#include <dvshare_prm.h>
+
+static int die(const char *what)
+{
+	fprintf(stderr, "primary: %s: %s\n", what, rte_strerror(rte_errno));
+	return 1;
+}
+
+/* Create a DEVX object from PRM command @in, publish it as @name; its id. */
+static uint32_t create(struct dvshare_dev *dev, const char *name, const void *in, size_t len)
+{
+	uint8_t out[DVSHARE_PRM_HDR_SIZE];
+	struct dvshare_obj *o = dvshare_obj_create(dev, name, in, len, out, sizeof(out));
+	uint32_t id = o != NULL ? dvshare_obj_id(o) : 0;
+
+	dvshare_obj_release(o); /* the object stays published; we keep no handle */
+	return id;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t caps[DVSHARE_PRM_HCA_CAP_OUT_SIZE];
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
+	struct dvshare_prm_virtio_caps vio;
+	struct dvshare_prm_virtq q;
+	struct dvshare_dev *dev;
+	int n = rte_eal_init(argc, argv);
+
+	if (n < 0)
+		return die("EAL init");
+	dev = dvshare_dev_open(argc - n > 1 ? argv[n + 1] : "sim0", NULL);
+	if (dev == NULL)
+		return die("open");
+
+	/* 1. A VAR doorbell page: secondaries kick queues through it. */
+	struct dvshare_var *var = dvshare_var_alloc(dev, "db", 0);
+	if (var == NULL)
+		return die("VAR");
+	dvshare_var_release(var);
+
+	/* 2. A VIRTIO_NET_Q, built as DPDK's vdpa driver prepares one: the
+	 * device's virtio caps say how big each of its three UMEMs must be;
+	 * the queue sits on a protection domain. */
+	dvshare_prm_query_hca_cap(in, DVSHARE_PRM_CAP_VIRTIO_EMULATION);
+	if (dvshare_dev_general_cmd(dev, in, DVSHARE_PRM_HDR_SIZE, caps, sizeof(caps)) != 0)
+		return die("QUERY_HCA_CAP");
+	dvshare_prm_virtio_caps_parse(caps, &vio);
+	memset(&q, 0, sizeof(q));
+	q.queue_index = 0;
+	q.queue_size = 256;
+	q.virtio_version_1_0 = vio.virtio_version_1_0;
+	q.pd = create(dev, "pd", in, dvshare_prm_alloc_pd(in));
+	for (int i = 0; i < 3; i++) {
+		static const char *const names[] = { "rxq0.umem1", "rxq0.umem2", "rxq0.umem3" };
+		uint32_t size = (uint32_t)dvshare_prm_virtq_umem_size(&vio, i, q.queue_size);
+		void *mem = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+		struct dvshare_umem *u = mem != NULL ? dvshare_umem_reg(dev, names[i], mem, size,
+									 IBV_ACCESS_LOCAL_WRITE) : NULL;
+		if (u == NULL)
+			return die("UMEM");
+		q.umem[i].id = dvshare_umem_id(u);
+		q.umem[i].size = size;
+		dvshare_umem_release(u); /* mem must outlive the UMEM: kept to the end */
+	}
+	if (q.pd == 0 || create(dev, "rxq0", in, dvshare_prm_virtq_create(in, &q)) == 0)
+		return die("VIRTIO_NET_Q");
+
+	/* 3. A flow counter, read by the secondaries through their own context. */
+	if (create(dev, "hits", in, dvshare_prm_alloc_flow_counter(in, 0)) == 0)
+		return die("flow counter");
+
+	printf("primary: ready: db, pd, rxq0 (+3 UMEMs), hits published\n");
+	fflush(stdout);
+	getchar();
+
+	/* Coordinated destroy of everything: every secondary lets go first. */
+	if (dvshare_dev_close(dev) != 0)
+		return die("close");
+	printf("primary: closed\n");
+	rte_eal_cleanup();
+	return 0;
+}
