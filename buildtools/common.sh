@@ -16,3 +16,15 @@ prepare_build() {
 remove_dpdk_files() {
   rm -rf /dev/hugepages/"$1"* "/var/run/dpdk/$1"
 }
+
+# Wait up to 30 s for a line matching $2 in log $1 written by process $3;
+# 1 if the process exits first or the line does not come.
+wait_for_line() {
+  local log=$1 pattern=$2 pid=$3
+  for _ in $(seq 300); do
+    grep -q "$pattern" "$log" && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  grep -q "$pattern" "$log"
+}

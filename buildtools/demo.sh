@@ -34,12 +34,7 @@ mkfifo "$work/primary.in"
   --counter rx0 --engine --stdin < "$work/primary.in" > "$work/primary.log" 2>&1 &
 prim=$!
 exec 3> "$work/primary.in"
-for _ in $(seq 300); do
-  grep -q '^ready primary' "$work/primary.log" && break
-  kill -0 "$prim" 2>/dev/null || fail "the primary did not start"
-  sleep 0.1
-done
-grep -q '^ready primary' "$work/primary.log" || fail "the primary did not get ready"
+wait_for_line "$work/primary.log" '^ready primary' "$prim" || fail "the primary did not get ready"
 
 # Two secondaries at once: each posts 500 buffers on its queue (the hardware
 # available index) and kicks it 500 times (the doorbell value is the queue

@@ -11,6 +11,7 @@ pkgs=(
   libibverbs-dev       # rdma-core headers (types only; libraries are dlopen()ed)
   ibverbs-providers    # libmlx5.so.1, loaded at run time for real NICs
   libcunit1-dev        # test framework
+  doxygen              # API reference; suite docs checks it is complete
 )
 
 missing=()

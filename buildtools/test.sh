@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The one test command: deps, hugepages, build, every default suite, then
-# the unit and sim suites again under AddressSanitizer + UBSan.
+# The one test command: deps, hugepages, build, every default suite
+# (including the API reference check and the examples), every suite again
+# under AddressSanitizer (leaks included) + UBSan, then dvshare consumed as
+# other projects do: installed, pkg-config, static, Meson subproject.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,27 +23,39 @@ setup() { # builddir, extra meson args...
 }
 
 status=0
-setup build
+setup build -Ddocs=enabled
 meson test -C build --print-errorlogs --num-processes 2 || status=1
 
-setup build-asan -Db_sanitize=address,undefined
+# The default suites but docs (nothing compiled to check).
+setup build-asan -Db_sanitize=address,undefined -Ddocs=disabled
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit --suite sim --suite fuzz || status=1
+  meson test -C build-asan --print-errorlogs --num-processes 2 || status=1
 
-# One closing line for whoever reads the log: CUnit tests across both runs.
-python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+consume_log=build/meson-logs/consume.txt
+bash test/consume/run.sh . build-consume | tee "$consume_log" || status=1
+
+# One closing line for whoever reads the log: every CUnit test, script
+# check and consumption step across the runs.
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json "$consume_log" <<'PY'
 import json, re, sys
 passed = failed = 0
-for path in sys.argv[1:]:
+for path in sys.argv[1:3]:
     for line in open(path):
         t = json.loads(line)
         m = re.search(r'dvs-cunit: \S+ tests=(\d+) failed=(\d+)', t.get('stdout', ''))
         if m:
             passed += int(m.group(1)) - int(m.group(2))
             failed += int(m.group(2))
-        elif t.get('result') not in ('OK', 'SKIP', 'EXPECTEDFAIL'):
-            failed += 1  # a program that died before its summary
+        elif t.get('result') == 'OK':
+            passed += 1  # a script check (abi, headers, docs, examples)
+        elif t.get('result') not in ('SKIP', 'EXPECTEDFAIL'):
+            failed += 1  # a check that failed, or died before its summary
+for line in open(sys.argv[3]):
+    m = re.match(r'consume: [\w-]+: (ok|FAIL)', line)
+    if m:
+        passed += m.group(1) == 'ok'
+        failed += m.group(1) == 'FAIL'
 print(f"dvshare: {passed} passed, {failed} failed")
 PY
 exit $status

@@ -6,8 +6,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include <infiniband/verbs.h>
 #include <rte_errno.h>
+
+/* The memory behind each UMEM this process registered, by name: freed
+ * only once dvshare_destroy() says no process can use the UMEM any more. */
+struct umem_mem {
+	struct umem_mem *next;
+	char name[DVSHARE_NAME_MAX];
+	void *mem;
+};
+
+static struct umem_mem *umem_mems;
+static pthread_mutex_t umem_mems_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void umem_mem_keep(struct umem_mem *m)
+{
+	pthread_mutex_lock(&umem_mems_lock);
+	m->next = umem_mems;
+	umem_mems = m;
+	pthread_mutex_unlock(&umem_mems_lock);
+}
+
+/* Destroy UMEM @name and free its memory; the memory stays if the
+ * destroy did not complete. */
+static int umem_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
+{
+	int rc = dvshare_destroy(dev, name, timeout_ms);
+	struct umem_mem **pp, *m = NULL;
+
+	if (rc != 0)
+		return rc;
+	pthread_mutex_lock(&umem_mems_lock);
+	for (pp = &umem_mems; *pp != NULL; pp = &(*pp)->next) {
+		if (strcmp((*pp)->name, name) == 0) {
+			m = *pp;
+			*pp = m->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&umem_mems_lock);
+	if (m != NULL) {
+		free(m->mem);
+		free(m);
+	}
+	return 0;
+}
 
 static int general_cmd(struct dvshare_dev *dev, uint16_t cap_type, uint8_t *out)
 {
@@ -92,23 +138,29 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
 	return 0;
 }
 
-/* Register @size bytes (page-aligned, zeroed, kept for the process's life)
+/* Register @size bytes (page-aligned, zeroed, kept until umem_destroy())
  * as UMEM @name. */
 static int umem(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id)
 {
-	void *mem = NULL;
+	struct umem_mem *m = calloc(1, sizeof(*m));
 	struct dvshare_umem *u;
 
-	if (posix_memalign(&mem, 4096, size) != 0)
+	if (m == NULL || posix_memalign(&m->mem, 4096, size) != 0) {
+		free(m);
 		return -ENOMEM;
-	memset(mem, 0, size);
-	u = dvshare_umem_reg(dev, name, mem, size, IBV_ACCESS_LOCAL_WRITE);
+	}
+	memset(m->mem, 0, size);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	u = dvshare_umem_reg(dev, name, m->mem, size, IBV_ACCESS_LOCAL_WRITE);
 	if (u == NULL) {
-		free(mem);
-		return -rte_errno;
+		int rc = -rte_errno;
+		free(m->mem);
+		free(m);
+		return rc;
 	}
 	*id = dvshare_umem_id(u);
 	dvshare_umem_release(u);
+	umem_mem_keep(m);
 	return 0;
 }
 
@@ -153,7 +205,7 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 		/* Nothing of a queue that could not be made stays published. */
 		for (unsigned int i = 1; i <= made; i++) {
 			snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
-			dvshare_destroy(dev, uname, 1000);
+			umem_destroy(dev, uname, 1000);
 		}
 	}
 	return rc;
@@ -166,7 +218,7 @@ int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int ti
 
 	for (unsigned int i = 1; i <= 3 && rc == 0; i++) {
 		snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
-		rc = dvshare_destroy(dev, uname, timeout_ms);
+		rc = umem_destroy(dev, uname, timeout_ms);
 	}
 	return rc;
 }

@@ -42,9 +42,9 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
  * Create and publish a VIRTIO_NET_Q named @name, as DPDK's vdpa driver
  * prepares one: on the device's PD, with three UMEMs named <name>.umem1..3
  * of the sizes the caps ask for, in state INIT, split ring, no MSI-X, no
- * mkey yet (primary). The UMEM memory stays allocated for the life of the
- * process: a secondary may still be using the UMEMs until they are
- * destroyed. 0 and *obj_id, or a negative errno; on a device failure
+ * mkey yet (primary). The UMEM memory stays allocated until
+ * app_virtq_destroy() has destroyed the UMEMs: a secondary may use them
+ * until then. 0 and *obj_id, or a negative errno; on a device failure
  * *status / *syndrome (may be NULL) say why.
  */
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,

@@ -84,6 +84,9 @@ struct dvs_sim_engine *dvs_sim_engine_create(struct ibv_context *ctx)
 		return fail_null<struct dvs_sim_engine>(-rc);
 	}
 	e->ufile.take_fd(fd);
+	rc = e->ufile.map_var_area();
+	if (rc != 0)
+		return fail_null<struct dvs_sim_engine>(-rc);
 	return e.release();
 }
 

@@ -65,8 +65,7 @@ Ufile::~Ufile()
 		std::lock_guard<std::mutex> lock(registry_mu());
 		registry().erase(this);
 	}
-	if (base_ != nullptr)
-		munmap(base_, kUfileSize);
+	unmap();
 	if (fd_ >= 0)
 		close(fd_);
 }
@@ -90,13 +89,39 @@ void Ufile::for_each(const std::function<void(Ufile &)> &fn)
 
 int Ufile::map_view(int fd)
 {
-	void *p = mmap(nullptr, kUfileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = mmap(nullptr, kCtlSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, kCtlOff);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	base_ = static_cast<uint8_t *>(p);
-	hdr_ = reinterpret_cast<UfileHdr *>(base_ + kCtlOff);
+	hdr_ = static_cast<UfileHdr *>(p);
 	track_forks();
+	return 0;
+}
+
+void Ufile::unmap()
+{
+	uint8_t *var = var_base_.exchange(nullptr);
+
+	if (var != nullptr)
+		munmap(var, kCtlOff);
+	if (hdr_ != nullptr)
+		munmap(hdr_, kCtlSize);
+	hdr_ = nullptr;
+}
+
+int Ufile::map_var_area() const
+{
+	if (var_base_.load(std::memory_order_acquire) != nullptr)
+		return 0;
+	/* Offset 0: sim_var_pages.cpp tells this view from an application's
+	 * VAR mapping by that offset, which no VAR page has. */
+	void *p = mmap(nullptr, kCtlOff, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	uint8_t *none = nullptr;
+	if (!var_base_.compare_exchange_strong(none, static_cast<uint8_t *>(p),
+					       std::memory_order_acq_rel))
+		munmap(p, kCtlOff); /* another thread mapped it first */
 	return 0;
 }
 
@@ -156,9 +181,7 @@ int Ufile::adopt(int fd)
 	    h->version != kLayoutVersion || h->total_size != kUfileSize ||
 	    h->ctl_off != kCtlOff || h->maps_off != kMapsOff ||
 	    h->dev_index >= DVS_SIM_NUM_DEVICES || h->ino != st.st_ino) {
-		munmap(base_, kUfileSize);
-		base_ = nullptr;
-		hdr_ = nullptr;
+		unmap();
 		return -EINVAL;
 	}
 	return 0;
@@ -187,7 +210,8 @@ MapRec *Ufile::maps(uint32_t page_id) const
 
 uint32_t *Ufile::var_words(uint32_t page_id) const
 {
-	return reinterpret_cast<uint32_t *>(base_ + var_mmap_off(page_id));
+	return reinterpret_cast<uint32_t *>(var_base_.load(std::memory_order_acquire) +
+					    var_mmap_off(page_id));
 }
 
 int UfileLock::acquire(UfileHdr *hdr)

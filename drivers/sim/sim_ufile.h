@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A ufile: the memfd that is a sim context's cmd_fd, and this process's
- * view of it (one mapping of the whole file from offset 0). Owns both
- * (RAII). Every live Ufile of the process is known, so that a fork can
- * mark the VAR pages the child inherits mappings of (sim_var_pages.cpp).
+ * views of it. Owns both (RAII). Every live Ufile of the process is known,
+ * so that a fork can mark the VAR pages the child inherits mappings of
+ * (sim_var_pages.cpp).
+ *
+ * Two views: the control region is mapped when the ufile is made or
+ * adopted; the 4 GiB VAR area (file offset 0) only when this process
+ * first needs a VAR page's words (map_var_area()). A secondary adopts
+ * its ufiles during rte_eal_init(), before EAL has placed its memory:
+ * reserving 4 GiB of address space there could take the range the
+ * primary's memory needs in the secondary.
  */
 #ifndef DVS_SIM_UFILE_H
 #define DVS_SIM_UFILE_H
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -36,7 +44,11 @@ public:
 	HandleTable table() const;
 	PageState &page(uint32_t page_id) const;
 	MapRec *maps(uint32_t page_id) const;
-	/* This process's view of a VAR page. */
+	/* Map the VAR area if this process has not yet (thread-safe,
+	 * idempotent). Returns 0 or a negative errno. */
+	int map_var_area() const;
+	/* This process's view of a VAR page; map_var_area() must have
+	 * succeeded first. */
 	uint32_t *var_words(uint32_t page_id) const;
 
 	/* Run @fn on every Ufile this process has mapped, with the list
@@ -47,10 +59,11 @@ public:
 
 private:
 	int map_view(int fd);
+	void unmap();
 
 	int fd_ = -1;
-	uint8_t *base_ = nullptr;
-	UfileHdr *hdr_ = nullptr;
+	UfileHdr *hdr_ = nullptr; /* the control region's view */
+	mutable std::atomic<uint8_t *> var_base_{nullptr};
 };
 
 /* The ufile's robust process-shared lock, as a scope guard. A holder that

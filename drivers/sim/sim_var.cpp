@@ -60,7 +60,7 @@ struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags)
 	int page = take_page(sc->ufile, handle);
 	if (page < 0) {
 		t.remove(handle);
-		return fail_null<struct mlx5dv_var>(ENOSPC);
+		return fail_null<struct mlx5dv_var>(page == -ENOSPC ? ENOSPC : ENOMEM);
 	}
 	t.at(handle)->id = static_cast<uint32_t>(page);
 	return make_var(sc, handle, static_cast<uint32_t>(page), kPage,

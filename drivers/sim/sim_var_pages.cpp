@@ -100,7 +100,8 @@ private:
 			if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &maj,
 				   &mnr, &ino) != 7)
 				continue;
-			/* Offset 0 is a sim view of the whole file, never a VAR. */
+			/* Offset 0 is the sim's view of the VAR area, never a
+			 * VAR page; the control view lies above every VAR. */
 			if (ino == ino_ && makedev(maj, mnr) == dev_ && off != 0)
 				e.vmas.push_back({ lo, hi, off });
 		}
@@ -192,7 +193,10 @@ uint32_t reclaim_pages(const Ufile &u)
 int take_page(const Ufile &u, uint32_t handle)
 {
 	bool reclaimed = false;
+	int rc = u.map_var_area();
 
+	if (rc != 0)
+		return rc;
 	for (uint32_t p = 0; p < kVarPages; p++) {
 		PageState &ps = u.page(p);
 		if (use_of(ps) == PageUse::Released && !reclaimed) {
@@ -213,7 +217,7 @@ int take_page(const Ufile &u, uint32_t handle)
 		set_use(ps, PageUse::Owned);
 		return static_cast<int>(p);
 	}
-	return -1;
+	return -ENOSPC;
 }
 
 void release_page(const Ufile &u, uint32_t page_id)

@@ -20,7 +20,8 @@ namespace dvs::sim {
 
 /* The lowest free page, now Owned by VAR @handle (its doorbell idle, its
  * counters zero); pages whose mappings are gone are reclaimed first when
- * that can lower the answer. -1 when every page is in use. */
+ * that can lower the answer. -ENOSPC when every page is in use, -ENOMEM
+ * when this process cannot map the VAR area. */
 int take_page(const Ufile &u, uint32_t handle);
 
 /* The VAR owning @page_id was freed: no new mapping, page not reusable

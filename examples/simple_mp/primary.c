@@ -41,6 +41,7 @@ static uint32_t create(struct dvshare_dev *dev, const char *name, const void *in
 int main(int argc, char **argv)
 {
 	static uint8_t caps[DVSHARE_PRM_HCA_CAP_OUT_SIZE];
+	void *mem[3] = { NULL, NULL, NULL }; /* the UMEMs' memory */
 	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
 	struct dvshare_prm_virtio_caps vio;
 	struct dvshare_prm_virtq q;
@@ -74,14 +75,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++) {
 		static const char *const names[] = { "rxq0.umem1", "rxq0.umem2", "rxq0.umem3" };
 		uint32_t size = (uint32_t)dvshare_prm_virtq_umem_size(&vio, i, q.queue_size);
-		void *mem = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
-		struct dvshare_umem *u = mem != NULL ? dvshare_umem_reg(dev, names[i], mem, size,
-									 IBV_ACCESS_LOCAL_WRITE) : NULL;
+		struct dvshare_umem *u = NULL;
+
+		mem[i] = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+		if (mem[i] != NULL)
+			u = dvshare_umem_reg(dev, names[i], mem[i], size, IBV_ACCESS_LOCAL_WRITE);
 		if (u == NULL)
 			return die("UMEM");
 		q.umem[i].id = dvshare_umem_id(u);
 		q.umem[i].size = size;
-		dvshare_umem_release(u); /* mem must outlive the UMEM: kept to the end */
+		dvshare_umem_release(u); /* mem[i] must outlive the UMEM */
 	}
 	if (q.pd == 0 || create(dev, "rxq0", in, dvshare_prm_virtq_create(in, &q)) == 0)
 		return die("VIRTIO_NET_Q");
@@ -97,6 +100,8 @@ int main(int argc, char **argv)
 	/* Coordinated destroy of everything: every secondary lets go first. */
 	if (dvshare_dev_close(dev) != 0)
 		return die("close");
+	for (int i = 0; i < 3; i++)
+		free(mem[i]); /* no process can reach the UMEMs any more */
 	printf("primary: closed\n");
 	rte_eal_cleanup();
 	return 0;

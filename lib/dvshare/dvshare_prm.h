@@ -30,19 +30,37 @@ extern "C" {
 
 /* ------------------------------------------------------------ byte order */
 
-/** Store a byte at @p off. */
+/**
+ * Store a byte at @p off.
+ *
+ * @param buf  command input or output
+ * @param off  byte offset in @p buf
+ * @param v    value to store
+ */
 static inline void dvshare_prm_put8(void *buf, size_t off, uint8_t v)
 {
 	((uint8_t *)buf)[off] = v;
 }
 
-/** Load a byte from @p off. */
+/**
+ * Load a byte from @p off.
+ *
+ * @param buf  command input or output
+ * @param off  byte offset in @p buf
+ * @return the byte, whole: mask sub-byte fields (e.g. bits 4:0) yourself.
+ */
 static inline uint8_t dvshare_prm_get8(const void *buf, size_t off)
 {
 	return ((const uint8_t *)buf)[off];
 }
 
-/** Store a big-endian 16-bit field at @p off (any alignment). */
+/**
+ * Store a big-endian 16-bit field at @p off (any alignment).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @param v    value, in host byte order
+ */
 static inline void dvshare_prm_put16(void *buf, size_t off, uint16_t v)
 {
 	uint16_t be = __builtin_bswap16(v);
@@ -50,7 +68,13 @@ static inline void dvshare_prm_put16(void *buf, size_t off, uint16_t v)
 	memcpy((uint8_t *)buf + off, &be, sizeof(be));
 }
 
-/** Load a big-endian 16-bit field from @p off. */
+/**
+ * Load a big-endian 16-bit field from @p off (any alignment).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @return the field, in host byte order.
+ */
 static inline uint16_t dvshare_prm_get16(const void *buf, size_t off)
 {
 	uint16_t be;
@@ -59,7 +83,13 @@ static inline uint16_t dvshare_prm_get16(const void *buf, size_t off)
 	return __builtin_bswap16(be);
 }
 
-/** Store a big-endian 32-bit field at @p off. */
+/**
+ * Store a big-endian 32-bit field at @p off (any alignment).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @param v    value, in host byte order
+ */
 static inline void dvshare_prm_put32(void *buf, size_t off, uint32_t v)
 {
 	uint32_t be = __builtin_bswap32(v);
@@ -67,7 +97,13 @@ static inline void dvshare_prm_put32(void *buf, size_t off, uint32_t v)
 	memcpy((uint8_t *)buf + off, &be, sizeof(be));
 }
 
-/** Load a big-endian 32-bit field from @p off. */
+/**
+ * Load a big-endian 32-bit field from @p off (any alignment).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @return the field, in host byte order.
+ */
 static inline uint32_t dvshare_prm_get32(const void *buf, size_t off)
 {
 	uint32_t be;
@@ -76,7 +112,13 @@ static inline uint32_t dvshare_prm_get32(const void *buf, size_t off)
 	return __builtin_bswap32(be);
 }
 
-/** Store a big-endian 64-bit field at @p off. */
+/**
+ * Store a big-endian 64-bit field at @p off (any alignment).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @param v    value, in host byte order
+ */
 static inline void dvshare_prm_put64(void *buf, size_t off, uint64_t v)
 {
 	uint64_t be = __builtin_bswap64(v);
@@ -84,7 +126,13 @@ static inline void dvshare_prm_put64(void *buf, size_t off, uint64_t v)
 	memcpy((uint8_t *)buf + off, &be, sizeof(be));
 }
 
-/** Load a big-endian 64-bit field from @p off. */
+/**
+ * Load a big-endian 64-bit field from @p off (any alignment).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @return the field, in host byte order.
+ */
 static inline uint64_t dvshare_prm_get64(const void *buf, size_t off)
 {
 	uint64_t be;
@@ -97,6 +145,10 @@ static inline uint64_t dvshare_prm_get64(const void *buf, size_t off)
  * Store a 24-bit field whose last byte is @p off + 2 (the PRM's pd, tisn,
  * qpn: the low 24 bits of the big-endian word at @p off - 1). The byte
  * before it is left as it is.
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @param v    value; only its low 24 bits are stored
  */
 static inline void dvshare_prm_put24(void *buf, size_t off, uint32_t v)
 {
@@ -107,7 +159,14 @@ static inline void dvshare_prm_put24(void *buf, size_t off, uint32_t v)
 	b[2] = (uint8_t)v;
 }
 
-/** Load a 24-bit field starting at @p off. */
+/**
+ * Load a big-endian 24-bit field starting at @p off (bytes @p off to
+ * @p off + 2, as dvshare_prm_put24() stores it).
+ *
+ * @param buf  command input or output
+ * @param off  byte offset of the field's first (most significant) byte
+ * @return the field, in host byte order (below 1 << 24).
+ */
 static inline uint32_t dvshare_prm_get24(const void *buf, size_t off)
 {
 	const uint8_t *b = (const uint8_t *)buf + off;
@@ -119,45 +178,46 @@ static inline uint32_t dvshare_prm_get24(const void *buf, size_t off)
 
 /** Command opcodes (in byte 0, 16 bits). */
 enum dvshare_prm_opcode {
-	DVSHARE_PRM_CMD_QUERY_HCA_CAP = 0x0100,
-	DVSHARE_PRM_CMD_ALLOC_PD = 0x0800,
-	DVSHARE_PRM_CMD_DEALLOC_PD = 0x0801,
-	DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER = 0x0939,
-	DVSHARE_PRM_CMD_DEALLOC_FLOW_COUNTER = 0x093a,
-	DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER = 0x093b,
-	DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT = 0x0a00,
-	DVSHARE_PRM_CMD_MODIFY_GENERAL_OBJECT = 0x0a01,
-	DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT = 0x0a02,
-	DVSHARE_PRM_CMD_DESTROY_GENERAL_OBJECT = 0x0a03,
+	DVSHARE_PRM_CMD_QUERY_HCA_CAP = 0x0100,          /**< read a capability (general command) */
+	DVSHARE_PRM_CMD_ALLOC_PD = 0x0800,               /**< create a protection domain */
+	DVSHARE_PRM_CMD_DEALLOC_PD = 0x0801,             /**< destroy a PD (built by the kernel) */
+	DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER = 0x0939,     /**< create a flow counter */
+	DVSHARE_PRM_CMD_DEALLOC_FLOW_COUNTER = 0x093a,   /**< destroy one (built by the kernel) */
+	DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER = 0x093b,     /**< read a flow counter */
+	DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT = 0x0a00,  /**< create an object of obj_type */
+	DVSHARE_PRM_CMD_MODIFY_GENERAL_OBJECT = 0x0a01,  /**< change fields of a general object */
+	DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT = 0x0a02,   /**< read a general object's context */
+	DVSHARE_PRM_CMD_DESTROY_GENERAL_OBJECT = 0x0a03, /**< destroy one (built by the kernel) */
 };
 
 /** Command status (out byte 0); anything but OK comes with errno EREMOTEIO. */
 enum dvshare_prm_status {
-	DVSHARE_PRM_STATUS_OK = 0x00,
-	DVSHARE_PRM_STATUS_INTERNAL_ERR = 0x01,
-	DVSHARE_PRM_STATUS_BAD_OP = 0x02,
-	DVSHARE_PRM_STATUS_BAD_PARAM = 0x03,
-	DVSHARE_PRM_STATUS_BAD_SYS_STATE = 0x04,
-	DVSHARE_PRM_STATUS_BAD_RESOURCE = 0x05,
-	DVSHARE_PRM_STATUS_RESOURCE_BUSY = 0x06,
-	DVSHARE_PRM_STATUS_EXCEED_LIM = 0x08,
-	DVSHARE_PRM_STATUS_BAD_RES_STATE = 0x09,
-	DVSHARE_PRM_STATUS_BAD_INDEX = 0x0a,
-	DVSHARE_PRM_STATUS_NO_RESOURCES = 0x0f,
-	DVSHARE_PRM_STATUS_BAD_INPUT_LEN = 0x50,
-	DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN = 0x51,
+	DVSHARE_PRM_STATUS_OK = 0x00,             /**< the command succeeded */
+	DVSHARE_PRM_STATUS_INTERNAL_ERR = 0x01,   /**< firmware internal error */
+	DVSHARE_PRM_STATUS_BAD_OP = 0x02,         /**< opcode not supported */
+	DVSHARE_PRM_STATUS_BAD_PARAM = 0x03,      /**< a field is invalid or unsupported */
+	DVSHARE_PRM_STATUS_BAD_SYS_STATE = 0x04,  /**< device in a state refusing commands */
+	DVSHARE_PRM_STATUS_BAD_RESOURCE = 0x05,   /**< a named object (pd, umem, ...) is invalid */
+	DVSHARE_PRM_STATUS_RESOURCE_BUSY = 0x06,  /**< object in use, e.g. a PD a queue holds */
+	DVSHARE_PRM_STATUS_EXCEED_LIM = 0x08,     /**< a device limit would be exceeded */
+	DVSHARE_PRM_STATUS_BAD_RES_STATE = 0x09,  /**< the object's state forbids the command */
+	DVSHARE_PRM_STATUS_BAD_INDEX = 0x0a,      /**< an index is out of range */
+	DVSHARE_PRM_STATUS_NO_RESOURCES = 0x0f,   /**< out of device resources */
+	DVSHARE_PRM_STATUS_BAD_INPUT_LEN = 0x50,  /**< @c inlen wrong for the command */
+	DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN = 0x51, /**< @c outlen too small for the output */
 };
 
 /** General-object types (general_obj_in_cmd_hdr.obj_type). */
 enum dvshare_prm_obj_type {
-	DVSHARE_PRM_OBJ_VIRTIO_NET_Q = 0x000d,
+	DVSHARE_PRM_OBJ_VIRTIO_NET_Q = 0x000d, /**< virtio-net queue (VIRTIO_NET_Q) */
 };
 
 /**
- * Command header and command output header, 16 bytes each:
- *   in:  0 opcode(16) 2 uid(16, set by the kernel) 6 obj_type or op_mod(16)
+ * Size of the command header and of the command output header, 16 bytes
+ * each:
+ * - in:  0 opcode(16) 2 uid(16, set by the kernel) 6 obj_type or op_mod(16)
  *        8 obj_id(32) 12 alias_object(bit 7) / log_obj_range(bits 4:0)
- *   out: 0 status(8) 4 syndrome(32) 8 obj_id(32)
+ * - out: 0 status(8) 4 syndrome(32) 8 obj_id(32)
  */
 #define DVSHARE_PRM_HDR_SIZE 16u
 /** Largest command or output built or parsed here, except QUERY_HCA_CAP's output. */
@@ -165,14 +225,20 @@ enum dvshare_prm_obj_type {
 
 /** Decoded general-object command header. */
 struct dvshare_prm_hdr {
-	uint16_t opcode;
-	uint16_t uid;
+	uint16_t opcode;      /**< DVSHARE_PRM_CMD_* (in byte 0) */
+	uint16_t uid;         /**< user context id (byte 2); the kernel sets it: leave 0 */
 	uint16_t obj_type;    /**< op_mod for commands that are not general-object ones */
-	uint32_t obj_id;
-	uint8_t log_obj_range;
+	uint32_t obj_id;      /**< object the command names (byte 8); 0 for create */
+	uint8_t log_obj_range; /**< log2 of the objects in a bulk (byte 12, bits 4:0); 0: one */
 };
 
-/** Write a command header at the start of @p in (other header bytes cleared). */
+/**
+ * Write a command header at the start of @p in (other header bytes
+ * cleared, alias_object included; log_obj_range keeps its low 5 bits).
+ *
+ * @param in  receives the first DVSHARE_PRM_HDR_SIZE bytes of the command
+ * @param h   header fields, in host byte order
+ */
 static inline void dvshare_prm_hdr_encode(void *in, const struct dvshare_prm_hdr *h)
 {
 	memset(in, 0, DVSHARE_PRM_HDR_SIZE);
@@ -183,7 +249,12 @@ static inline void dvshare_prm_hdr_encode(void *in, const struct dvshare_prm_hdr
 	dvshare_prm_put8(in, 12, h->log_obj_range & 0x1f);
 }
 
-/** Read a command header (DVSHARE_PRM_HDR_SIZE bytes of @p in). */
+/**
+ * Read a command header (DVSHARE_PRM_HDR_SIZE bytes of @p in).
+ *
+ * @param in  a command
+ * @return its header fields, in host byte order (alias_object dropped).
+ */
 static inline struct dvshare_prm_hdr dvshare_prm_hdr_decode(const void *in)
 {
 	struct dvshare_prm_hdr h;
@@ -196,25 +267,47 @@ static inline struct dvshare_prm_hdr dvshare_prm_hdr_decode(const void *in)
 	return h;
 }
 
-/** Opcode of a command. */
+/**
+ * Opcode of a command.
+ *
+ * @param in  a command
+ * @return its opcode (in byte 0, big-endian 16 bits), a DVSHARE_PRM_CMD_* value.
+ */
 static inline uint16_t dvshare_prm_opcode(const void *in)
 {
 	return dvshare_prm_get16(in, 0);
 }
 
-/** Status of a command output. */
+/**
+ * Status of a command output.
+ *
+ * @param out  a command output
+ * @return its status (out byte 0): DVSHARE_PRM_STATUS_OK, or the
+ *   DVSHARE_PRM_STATUS_* error the device reported.
+ */
 static inline uint8_t dvshare_prm_out_status(const void *out)
 {
 	return dvshare_prm_get8(out, 0);
 }
 
-/** Syndrome of a command output (firmware-specific: log it, do not match it). */
+/**
+ * Syndrome of a command output (firmware-specific: log it, do not match it).
+ *
+ * @param out  a command output
+ * @return its syndrome (out byte 4, big-endian 32 bits); meaningful only
+ *   when the status is not OK.
+ */
 static inline uint32_t dvshare_prm_out_syndrome(const void *out)
 {
 	return dvshare_prm_get32(out, 4);
 }
 
-/** obj_id of a CREATE_GENERAL_OBJECT output. */
+/**
+ * obj_id of a CREATE_GENERAL_OBJECT output.
+ *
+ * @param out  the output of a successful CREATE_GENERAL_OBJECT
+ * @return the new object's obj_id (out byte 8, big-endian 32 bits).
+ */
 static inline uint32_t dvshare_prm_out_obj_id(const void *out)
 {
 	return dvshare_prm_get32(out, 8);
@@ -225,6 +318,9 @@ static inline uint32_t dvshare_prm_out_obj_id(const void *out)
  * output puts it: pd (24 bits at out byte 9) for ALLOC_PD,
  * flow_counter_id (out byte 8) for ALLOC_FLOW_COUNTER, obj_id (out byte 8)
  * for CREATE_GENERAL_OBJECT.
+ *
+ * @param opcode  the create command's opcode (dvshare_prm_opcode())
+ * @param out     that command's output
  * @return the id, or 0 for any other opcode.
  */
 static inline uint32_t dvshare_prm_created_id(uint16_t opcode, const void *out)
@@ -240,7 +336,13 @@ static inline uint32_t dvshare_prm_created_id(uint16_t opcode, const void *out)
 	}
 }
 
-/** Name of a PRM status, for logs. */
+/**
+ * Name of a PRM status, for logs.
+ *
+ * @param status  dvshare_prm_out_status() of an output
+ * @return a static string, the status's name without its prefix (e.g.
+ *   "BAD_PARAM"), or "UNKNOWN" for a status not listed here.
+ */
 static inline const char *dvshare_prm_status_str(uint8_t status)
 {
 	switch (status) {
@@ -263,7 +365,12 @@ static inline const char *dvshare_prm_status_str(uint8_t status)
 
 /**
  * Build a command that is only a header: @p opcode, @p obj_type (or op_mod)
- * and @p obj_id, e.g. QUERY_GENERAL_OBJECT.
+ * and @p obj_id, e.g. QUERY_GENERAL_OBJECT. uid and log_obj_range are 0.
+ *
+ * @param in        receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @param opcode    DVSHARE_PRM_CMD_*
+ * @param obj_type  DVSHARE_PRM_OBJ_* for a general-object command, else op_mod
+ * @param obj_id    object the command names, 0 for none
  * @return DVSHARE_PRM_HDR_SIZE
  */
 static inline size_t dvshare_prm_obj_cmd(void *in, uint16_t opcode, uint16_t obj_type,
@@ -283,8 +390,9 @@ enum dvshare_prm_cap_type {
 	DVSHARE_PRM_CAP_VIRTIO_EMULATION = 0x13, /**< virtio_emulation_cap */
 };
 
-/** QUERY_HCA_CAP output: 16-byte header, then the 4096-byte capability. */
+/** QUERY_HCA_CAP output: 16-byte header, then the capability at this offset. */
 #define DVSHARE_PRM_HCA_CAP_OFF 16u
+/** Size of a QUERY_HCA_CAP output: the header and the 4096-byte capability. */
 #define DVSHARE_PRM_HCA_CAP_OUT_SIZE (DVSHARE_PRM_HCA_CAP_OFF + 4096u)
 
 /** Byte offsets in the general capability (cmd_hca_cap), from its start. */
@@ -308,7 +416,15 @@ enum dvshare_prm_cap_virtio_off {
 	DVSHARE_PRM_VCAP_UMEM_PARAMS = 32,   /**< u32 a, u32 b for UMEM 1, 2, 3 */
 };
 
-/** Build QUERY_HCA_CAP for the current value of capability @p cap_type. */
+/**
+ * Build QUERY_HCA_CAP for the current value of capability @p cap_type
+ * (op_mod = @p cap_type << 1 | 1; bit 0 clear would ask for the maximum).
+ * Its output is DVSHARE_PRM_HCA_CAP_OUT_SIZE bytes.
+ *
+ * @param in        receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @param cap_type  DVSHARE_PRM_CAP_GENERAL or DVSHARE_PRM_CAP_VIRTIO_EMULATION
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
 static inline size_t dvshare_prm_query_hca_cap(void *in, uint16_t cap_type)
 {
 	struct dvshare_prm_hdr h = { DVSHARE_PRM_CMD_QUERY_HCA_CAP, 0,
@@ -321,13 +437,19 @@ static inline size_t dvshare_prm_query_hca_cap(void *in, uint16_t cap_type)
 /** The general device capabilities dvshare users look at. */
 struct dvshare_prm_hca_caps {
 	uint64_t general_obj_types;    /**< bit (1 << obj_type) per supported type */
-	uint16_t vhca_id;
-	uint8_t log_max_pd;
-	uint8_t flow_counter_bulk_alloc;
-	uint8_t log_max_flow_counter_bulk;
+	uint16_t vhca_id;              /**< the device's virtual HCA id */
+	uint8_t log_max_pd;            /**< log2 of the most PDs (ALLOC_PD) */
+	uint8_t flow_counter_bulk_alloc; /**< bulk sizes ALLOC_FLOW_COUNTER takes (0: none) */
+	uint8_t log_max_flow_counter_bulk; /**< log2 of the most counters in a bulk */
 };
 
-/** Decode a QUERY_HCA_CAP(DVSHARE_PRM_CAP_GENERAL) output. */
+/**
+ * Decode a QUERY_HCA_CAP(DVSHARE_PRM_CAP_GENERAL) output.
+ *
+ * @param out  output of a successful dvshare_prm_query_hca_cap() for
+ *             DVSHARE_PRM_CAP_GENERAL (DVSHARE_PRM_HCA_CAP_OUT_SIZE bytes)
+ * @param c    receives the capabilities, in host byte order
+ */
 static inline void dvshare_prm_hca_caps_parse(const void *out, struct dvshare_prm_hca_caps *c)
 {
 	const uint8_t *cap = (const uint8_t *)out + DVSHARE_PRM_HCA_CAP_OFF;
@@ -340,7 +462,14 @@ static inline void dvshare_prm_hca_caps_parse(const void *out, struct dvshare_pr
 		dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_FLOW_COUNTER_BULK);
 }
 
-/** True when the general caps list general-object type @p obj_type. */
+/**
+ * True when the general caps list general-object type @p obj_type.
+ *
+ * @param c         decoded general caps (dvshare_prm_hca_caps_parse())
+ * @param obj_type  DVSHARE_PRM_OBJ_*, e.g. DVSHARE_PRM_OBJ_VIRTIO_NET_Q
+ * @return 1 if its bit is set in general_obj_types, else 0 (also for an
+ *   @p obj_type of 64 or more, which the field cannot list).
+ */
 static inline int dvshare_prm_hca_has_obj(const struct dvshare_prm_hca_caps *c, uint16_t obj_type)
 {
 	return obj_type < 64 && (c->general_obj_types >> obj_type) & 1;
@@ -348,23 +477,30 @@ static inline int dvshare_prm_hca_has_obj(const struct dvshare_prm_hca_caps *c, 
 
 /** The virtio emulation capabilities (VIRTIO_NET_Q queues and doorbells). */
 struct dvshare_prm_virtio_caps {
-	uint8_t virtio_version_1_0;
+	uint8_t virtio_version_1_0;    /**< 1: queues may be created as virtio 1.0 */
 	uint8_t event_modes;           /**< bit (1 << DVSHARE_PRM_VIRTQ_EVENT_*) */
 	uint8_t queue_types;           /**< bit (1 << DVSHARE_PRM_VIRTQ_TYPE_*) */
-	uint8_t log_doorbell_stride;
-	uint8_t log_doorbell_bar_size;
-	uint8_t vnet_modify_ext;
-	uint8_t virtio_net_q_addr_modify;
-	uint8_t virtio_q_index_modify;
+	uint8_t log_doorbell_stride;   /**< log2 of the bytes between doorbells in the BAR */
+	uint8_t log_doorbell_bar_size; /**< log2 of the doorbell BAR size, in 4 KiB units */
+	uint8_t vnet_modify_ext;       /**< 1: MODIFY takes fields beyond the state */
+	uint8_t virtio_net_q_addr_modify; /**< 1: MODIFY takes DVSHARE_PRM_VIRTQ_MODIFY_ADDR */
+	uint8_t virtio_q_index_modify; /**< 1: MODIFY takes the HW_*_INDEX bits */
 	uint64_t doorbell_bar_offset;  /**< doorbell register, from the VAR BAR start */
-	uint32_t max_num_virtio_queues;
+	uint32_t max_num_virtio_queues; /**< most VIRTIO_NET_Q objects (queue_index bound) */
 	struct {
 		uint32_t a;            /**< bytes per queue entry */
 		uint32_t b;            /**< fixed bytes */
 	} umem[3];                     /**< UMEM N+1 size = a * queue_size + b */
 };
 
-/** Decode a QUERY_HCA_CAP(DVSHARE_PRM_CAP_VIRTIO_EMULATION) output. */
+/**
+ * Decode a QUERY_HCA_CAP(DVSHARE_PRM_CAP_VIRTIO_EMULATION) output.
+ *
+ * @param out  output of a successful dvshare_prm_query_hca_cap() for
+ *             DVSHARE_PRM_CAP_VIRTIO_EMULATION (DVSHARE_PRM_HCA_CAP_OUT_SIZE
+ *             bytes)
+ * @param c    receives the capabilities, in host byte order
+ */
 static inline void dvshare_prm_virtio_caps_parse(const void *out,
 						 struct dvshare_prm_virtio_caps *c)
 {
@@ -390,6 +526,12 @@ static inline void dvshare_prm_virtio_caps_parse(const void *out,
 /**
  * Bytes UMEM @p n (0, 1 or 2) of a VIRTIO_NET_Q with @p queue_size entries
  * must hold, as the device computes it (DPDK's vdpa driver does the same).
+ *
+ * @param c           decoded virtio caps (dvshare_prm_virtio_caps_parse())
+ * @param n           which UMEM: 0, 1 or 2 (not checked)
+ * @param queue_size  entries in the queue
+ * @return umem[n].a * @p queue_size + umem[n].b, in bytes: the least
+ *   size to register and to put in the queue's umem[n].size.
  */
 static inline uint64_t dvshare_prm_virtq_umem_size(const struct dvshare_prm_virtio_caps *c,
 						   unsigned int n, uint16_t queue_size)
@@ -399,13 +541,23 @@ static inline uint64_t dvshare_prm_virtq_umem_size(const struct dvshare_prm_virt
 
 /* ------------------------------------------------------------- ALLOC_PD */
 
-/** Build ALLOC_PD (16 bytes). The output (16 bytes) holds the pd. */
+/**
+ * Build ALLOC_PD (16 bytes). The output (16 bytes) holds the pd.
+ *
+ * @param in  receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
 static inline size_t dvshare_prm_alloc_pd(void *in)
 {
 	return dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_ALLOC_PD, 0, 0);
 }
 
-/** The pd an ALLOC_PD output returned. */
+/**
+ * The pd an ALLOC_PD output returned.
+ *
+ * @param out  the output of a successful ALLOC_PD
+ * @return the pd (24 bits at out byte 9).
+ */
 static inline uint32_t dvshare_prm_alloc_pd_out_pd(const void *out)
 {
 	return dvshare_prm_get24(out, 9);
@@ -413,15 +565,23 @@ static inline uint32_t dvshare_prm_alloc_pd_out_pd(const void *out)
 
 /* --------------------------------------------------------- flow counter */
 
-/** ALLOC_FLOW_COUNTER in: pd at byte 9 (24 bits), bulk at 14 (log) and 15. */
+/**
+ * Size of ALLOC_FLOW_COUNTER in: pd at byte 9 (24 bits), bulk at 14 (log,
+ * bits 4:0) and 15.
+ */
 #define DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE 16u
-/** QUERY_FLOW_COUNTER in (32 bytes) and out for one counter (32 bytes). */
+/** Size of QUERY_FLOW_COUNTER in: clear at byte 24 (bit 7), flow_counter_id at 28. */
 #define DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE 32u
+/** Size of QUERY_FLOW_COUNTER out for one counter: packets at 16, octets at 24 (u64). */
 #define DVSHARE_PRM_FLOW_COUNTER_OUT_SIZE 32u
 
 /**
  * Build ALLOC_FLOW_COUNTER for one counter (no bulk). @p pd may be 0.
  * The output (16 bytes) holds flow_counter_id at byte 8.
+ *
+ * @param in  receives the command (DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE bytes)
+ * @param pd  protection domain for the counter (dvshare_prm_alloc_pd_out_pd()), or 0
+ * @return DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE
  */
 static inline size_t dvshare_prm_alloc_flow_counter(void *in, uint32_t pd)
 {
@@ -433,6 +593,12 @@ static inline size_t dvshare_prm_alloc_flow_counter(void *in, uint32_t pd)
 /**
  * Build QUERY_FLOW_COUNTER for counter @p id, its values returned in the
  * command output (not dumped to memory). @p clear resets them after the read.
+ * The output is DVSHARE_PRM_FLOW_COUNTER_OUT_SIZE bytes.
+ *
+ * @param in     receives the command (DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE bytes)
+ * @param id     flow_counter_id (the ALLOC_FLOW_COUNTER output's, dvshare_obj_id())
+ * @param clear  non-zero to set the clear bit
+ * @return DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE
  */
 static inline size_t dvshare_prm_query_flow_counter(void *in, uint32_t id, int clear)
 {
@@ -443,13 +609,23 @@ static inline size_t dvshare_prm_query_flow_counter(void *in, uint32_t id, int c
 	return DVSHARE_PRM_FLOW_COUNTER_QUERY_SIZE;
 }
 
-/** Packets counted, from a QUERY_FLOW_COUNTER output. */
+/**
+ * Packets counted, from a QUERY_FLOW_COUNTER output.
+ *
+ * @param out  the output of a successful QUERY_FLOW_COUNTER
+ * @return the packet count (big-endian u64 at out byte 16).
+ */
 static inline uint64_t dvshare_prm_flow_counter_packets(const void *out)
 {
 	return dvshare_prm_get64(out, 16);
 }
 
-/** Octets counted, from a QUERY_FLOW_COUNTER output. */
+/**
+ * Octets counted, from a QUERY_FLOW_COUNTER output.
+ *
+ * @param out  the output of a successful QUERY_FLOW_COUNTER
+ * @return the byte count (big-endian u64 at out byte 24).
+ */
 static inline uint64_t dvshare_prm_flow_counter_octets(const void *out)
 {
 	return dvshare_prm_get64(out, 24);
@@ -490,67 +666,95 @@ enum dvshare_prm_virtq_off {
 
 /** Queue states. */
 enum dvshare_prm_virtq_state {
-	DVSHARE_PRM_VIRTQ_STATE_INIT = 0,
-	DVSHARE_PRM_VIRTQ_STATE_RDY = 1,
-	DVSHARE_PRM_VIRTQ_STATE_SUSPEND = 2,
-	DVSHARE_PRM_VIRTQ_STATE_ERR = 3,
+	DVSHARE_PRM_VIRTQ_STATE_INIT = 0,    /**< created; not processing the ring */
+	DVSHARE_PRM_VIRTQ_STATE_RDY = 1,     /**< processing the ring (needs a valid mkey) */
+	DVSHARE_PRM_VIRTQ_STATE_SUSPEND = 2, /**< stopped; ring indexes stable for a query */
+	DVSHARE_PRM_VIRTQ_STATE_ERR = 3,     /**< failed; error_type says why */
 };
 
 /** Queue layouts (virtio_q_type). */
 enum dvshare_prm_virtq_type {
-	DVSHARE_PRM_VIRTQ_TYPE_SPLIT = 0,
-	DVSHARE_PRM_VIRTQ_TYPE_PACKED = 1,
+	DVSHARE_PRM_VIRTQ_TYPE_SPLIT = 0,  /**< split virtqueue (descriptor, avail, used rings) */
+	DVSHARE_PRM_VIRTQ_TYPE_PACKED = 1, /**< packed virtqueue (virtio 1.1) */
 };
 
 /** How the device signals the driver (event_mode). */
 enum dvshare_prm_virtq_event {
-	DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX = 0,
-	DVSHARE_PRM_VIRTQ_EVENT_QP = 1,
-	DVSHARE_PRM_VIRTQ_EVENT_MSIX = 2,
+	DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX = 0, /**< no event: the driver polls */
+	DVSHARE_PRM_VIRTQ_EVENT_QP = 1,      /**< completion on QP event_qpn_or_msix */
+	DVSHARE_PRM_VIRTQ_EVENT_MSIX = 2,    /**< MSI-X vector event_qpn_or_msix */
 };
 
-/** modify_field_select bits: what a MODIFY_GENERAL_OBJECT changes. */
+/** modify_field_select bit: state (DVSHARE_PRM_VIRTQ_STATE_*). */
 #define DVSHARE_PRM_VIRTQ_MODIFY_STATE (1ull << 0)
+/**
+ * modify_field_select bit: dirty-page logging parameters (dirty_bitmap_mkey,
+ * _size, _addr, vhost_log_page). Not in struct dvshare_prm_virtq: sent as 0.
+ */
 #define DVSHARE_PRM_VIRTQ_MODIFY_DIRTY_BITMAP_PARAMS (1ull << 3)
+/**
+ * modify_field_select bit: dirty_bitmap_dump_enable. Not in struct
+ * dvshare_prm_virtq: sent as 0.
+ */
 #define DVSHARE_PRM_VIRTQ_MODIFY_DIRTY_BITMAP_DUMP_ENABLE (1ull << 4)
+/** modify_field_select bit: event moderation period. Not in struct dvshare_prm_virtq: sent as 0. */
 #define DVSHARE_PRM_VIRTQ_MODIFY_QUEUE_PERIOD (1ull << 5)
+/** modify_field_select bit: desc_addr, used_addr, available_addr (cap virtio_net_q_addr_modify). */
 #define DVSHARE_PRM_VIRTQ_MODIFY_ADDR (1ull << 6)
+/** modify_field_select bit: hw_available_index (cap virtio_q_index_modify). */
 #define DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX (1ull << 7)
+/** modify_field_select bit: hw_used_index (cap virtio_q_index_modify). */
 #define DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX (1ull << 8)
+/** modify_field_select bit: virtio_q_type (DVSHARE_PRM_VIRTQ_TYPE_*). */
 #define DVSHARE_PRM_VIRTQ_MODIFY_Q_TYPE (1ull << 9)
+/** modify_field_select bit: virtio_version_1_0. */
 #define DVSHARE_PRM_VIRTQ_MODIFY_VERSION_1_0 (1ull << 10)
+/** modify_field_select bit: virtio_q_mkey. */
 #define DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY (1ull << 11)
+/**
+ * modify_field_select bit: the queue's feature (offload) bits. Not in struct
+ * dvshare_prm_virtq: sent as 0.
+ */
 #define DVSHARE_PRM_VIRTQ_MODIFY_QUEUE_FEATURE_BIT_MASK (1ull << 12)
+/** modify_field_select bit: event_mode (DVSHARE_PRM_VIRTQ_EVENT_*). */
 #define DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE (1ull << 13)
 
 /** A VIRTIO_NET_Q's context, as created, modified or queried. */
 struct dvshare_prm_virtq {
-	uint16_t queue_index;
+	uint16_t queue_index;          /**< virtio queue number, below max_num_virtio_queues */
 	uint16_t queue_size;           /**< a power of two */
 	uint8_t state;                 /**< DVSHARE_PRM_VIRTQ_STATE_* */
 	uint8_t virtio_q_type;         /**< DVSHARE_PRM_VIRTQ_TYPE_* */
 	uint8_t event_mode;            /**< DVSHARE_PRM_VIRTQ_EVENT_* */
-	uint8_t virtio_version_1_0;
+	uint8_t virtio_version_1_0;    /**< 1: virtio 1.0 ring (little-endian), 0: legacy */
 	uint8_t error_type;            /**< query only */
-	uint16_t hw_available_index;
-	uint16_t hw_used_index;
-	uint16_t doorbell_stride_idx;
-	uint32_t event_qpn_or_msix;
-	uint32_t tisn_or_qpn;
+	uint16_t hw_available_index;   /**< next avail ring index the device reads */
+	uint16_t hw_used_index;        /**< next used ring index the device writes */
+	uint16_t doorbell_stride_idx;  /**< the queue's doorbell, in log_doorbell_stride units */
+	uint32_t event_qpn_or_msix;    /**< QP (EVENT_QP) or MSI-X vector (EVENT_MSIX), 24 bits */
+	uint32_t tisn_or_qpn;          /**< TIS (TX queue) or QP (RX queue), 24 bits */
 	uint32_t pd;                   /**< from ALLOC_PD */
 	uint32_t mkey;                 /**< virtio_q_mkey: guest memory */
-	uint32_t counter_set_id;
-	uint64_t desc_addr;
-	uint64_t used_addr;
-	uint64_t available_addr;
+	uint32_t counter_set_id;       /**< queue counters object, 0 for none */
+	uint64_t desc_addr;            /**< descriptor ring address (through @c mkey) */
+	uint64_t used_addr;            /**< used ring address (through @c mkey) */
+	uint64_t available_addr;       /**< available ring address (through @c mkey) */
 	struct {
 		uint32_t id;           /**< umem_id */
 		uint32_t size;         /**< dvshare_prm_virtq_umem_size() */
-		uint64_t offset;
-	} umem[3];
+		uint64_t offset;       /**< start of the area in the UMEM, bytes */
+	} umem[3];                     /**< device work areas, sized from the virtio caps */
 };
 
-/* Write the virtio_net_q context of @p q after the header of @p in. */
+/**
+ * Write the virtio_net_q context of @p q after the header of @p in.
+ * Internal helper of dvshare_prm_virtq_create() and
+ * dvshare_prm_virtq_modify(); not for applications. Bytes 16 to 207 are
+ * cleared first, so modify_field_select, the offloads and error_type are 0.
+ *
+ * @param in  a DVSHARE_PRM_VIRTQ_SIZE-byte command whose header is written
+ * @param q   the context, in host byte order
+ */
 static inline void dvshare_prm__virtq_put(void *in, const struct dvshare_prm_virtq *q)
 {
 	uint8_t *b = (uint8_t *)in;
@@ -584,6 +788,9 @@ static inline void dvshare_prm__virtq_put(void *in, const struct dvshare_prm_vir
 /**
  * Build CREATE_GENERAL_OBJECT(VIRTIO_NET_Q) from @p q (its error_type is
  * ignored). The output (16 bytes) holds the obj_id.
+ *
+ * @param in  receives the command (DVSHARE_PRM_VIRTQ_SIZE bytes)
+ * @param q   the new queue's context (state DVSHARE_PRM_VIRTQ_STATE_INIT)
  * @return DVSHARE_PRM_VIRTQ_SIZE
  */
 static inline size_t dvshare_prm_virtq_create(void *in, const struct dvshare_prm_virtq *q)
@@ -596,7 +803,14 @@ static inline size_t dvshare_prm_virtq_create(void *in, const struct dvshare_prm
 
 /**
  * Build MODIFY_GENERAL_OBJECT of queue @p obj_id: the fields named by
- * @p select (DVSHARE_PRM_VIRTQ_MODIFY_*) are taken from @p q.
+ * @p select (DVSHARE_PRM_VIRTQ_MODIFY_*) are taken from @p q. Which bits a
+ * device takes depends on its virtio caps (vnet_modify_ext and the other
+ * modify caps); the output is 16 bytes.
+ *
+ * @param in      receives the command (DVSHARE_PRM_VIRTQ_SIZE bytes)
+ * @param obj_id  the queue's obj_id (dvshare_obj_id())
+ * @param select  modify_field_select: OR of DVSHARE_PRM_VIRTQ_MODIFY_* bits
+ * @param q       new values; fields @p select does not name are ignored
  * @return DVSHARE_PRM_VIRTQ_SIZE
  */
 static inline size_t dvshare_prm_virtq_modify(void *in, uint32_t obj_id, uint64_t select,
@@ -609,7 +823,15 @@ static inline size_t dvshare_prm_virtq_modify(void *in, uint32_t obj_id, uint64_
 	return DVSHARE_PRM_VIRTQ_SIZE;
 }
 
-/** Build MODIFY_GENERAL_OBJECT moving queue @p obj_id to @p state. */
+/**
+ * Build MODIFY_GENERAL_OBJECT moving queue @p obj_id to @p state
+ * (modify_field_select DVSHARE_PRM_VIRTQ_MODIFY_STATE only).
+ *
+ * @param in      receives the command (DVSHARE_PRM_VIRTQ_SIZE bytes)
+ * @param obj_id  the queue's obj_id (dvshare_obj_id())
+ * @param state   DVSHARE_PRM_VIRTQ_STATE_*
+ * @return DVSHARE_PRM_VIRTQ_SIZE
+ */
 static inline size_t dvshare_prm_virtq_modify_state(void *in, uint32_t obj_id, uint8_t state)
 {
 	struct dvshare_prm_virtq q;
@@ -622,6 +844,9 @@ static inline size_t dvshare_prm_virtq_modify_state(void *in, uint32_t obj_id, u
 /**
  * Build QUERY_GENERAL_OBJECT of queue @p obj_id; its output is
  * DVSHARE_PRM_VIRTQ_SIZE bytes (dvshare_prm_virtq_parse()).
+ *
+ * @param in      receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @param obj_id  the queue's obj_id (dvshare_obj_id())
  * @return DVSHARE_PRM_HDR_SIZE
  */
 static inline size_t dvshare_prm_virtq_query(void *in, uint32_t obj_id)
@@ -630,7 +855,13 @@ static inline size_t dvshare_prm_virtq_query(void *in, uint32_t obj_id)
 				   DVSHARE_PRM_OBJ_VIRTIO_NET_Q, obj_id);
 }
 
-/** Decode a VIRTIO_NET_Q query output (or a create/modify input). */
+/**
+ * Decode a VIRTIO_NET_Q query output (or a create/modify input).
+ *
+ * @param out  DVSHARE_PRM_VIRTQ_SIZE bytes: the output of a successful
+ *             dvshare_prm_virtq_query(), or a command built here
+ * @param q    receives every field, in host byte order
+ */
 static inline void dvshare_prm_virtq_parse(const void *out, struct dvshare_prm_virtq *q)
 {
 	const uint8_t *b = (const uint8_t *)out;
@@ -661,7 +892,13 @@ static inline void dvshare_prm_virtq_parse(const void *out, struct dvshare_prm_v
 	q->pd = dvshare_prm_get24(b, DVSHARE_PRM_VIRTQ_PD);
 }
 
-/** Name of a queue state, for logs and tools. */
+/**
+ * Name of a queue state, for logs and tools.
+ *
+ * @param state  DVSHARE_PRM_VIRTQ_STATE_* (e.g. dvshare_prm_virtq.state)
+ * @return a static string: "init", "rdy", "suspend", "err", or "unknown"
+ *   for any other value.
+ */
 static inline const char *dvshare_prm_virtq_state_str(uint8_t state)
 {
 	switch (state) {

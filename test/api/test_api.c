@@ -317,7 +317,7 @@ static int register_tests(int argc, char **argv)
 {
 	char fp[96];
 	char *eal[] = { argv[0], "-l", "0", "--no-huge", "-m", "64", "--no-pci", "--no-telemetry",
-			fp, "--base-virtaddr=0x600000000000", "--log-level=lib.eal:error",
+			fp, "--base-virtaddr=0x200000000000", "--log-level=lib.eal:error",
 			"--log-level=lib.dvshare:critical", NULL };
 
 	(void)argc;
