@@ -9,5 +9,6 @@ prepare_build
 
 prefix="dvs-bench-$$"
 trap 'remove_dpdk_files "$prefix"' EXIT
+step "running dvshare-bench $*"
 ./build/app/dvshare-bench/dvshare-bench -l 0 --no-pci --no-telemetry \
   --file-prefix="$prefix" --log-level=lib.eal:error -- "$@"

@@ -1,15 +1,75 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by the buildtools entry points that run programs from build/.
+# Sourced by the buildtools entry points: where they are, what step they
+# are in, and the build they run from.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-# Packages, hugepages and an up-to-date default build, quietly.
+# One line per step, the same in a terminal and in a CI log: the time
+# since the script started, then what it is doing.
+step_t0=${step_t0:-$(date +%s)}
+step() {
+  local t=$(( $(date +%s) - step_t0 ))
+  printf '[%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"
+}
+
+# The step's command with its output kept in a log and shown only if it
+# fails: step_quiet "what" LOG CMD...
+step_quiet() {
+  local what=$1 log=$2; shift 2
+  step "$what"
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    step "$what: FAILED (log above, also in $log)"
+    return 1
+  fi
+}
+
+# Configure @dir if needed (extra meson arguments after it), then build it
+# with a live count: in a terminal one line updated in place, in a log a
+# line at each quarter. The full ninja output is kept in
+# @dir/meson-logs/ninja-output.txt and shown if the build fails.
+build() {
+  local dir=$1; shift
+  local tmp_log
+  tmp_log=$(mktemp)
+  if [ -f "$dir/build.ninja" ]; then
+    [ $# -eq 0 ] || step_quiet "configuring $dir" "$tmp_log" meson setup --reconfigure "$dir" "$@" || return 1
+  else
+    step_quiet "configuring $dir" "$tmp_log" meson setup "$dir" "$@" || return 1
+  fi
+  rm -f "$tmp_log"
+  local log="$dir/meson-logs/ninja-output.txt" tty=0 quarter=0 line n t
+  [ -t 1 ] && tty=1
+  step "building $dir"
+  set +e
+  NINJA_STATUS='[%f/%t] ' ninja -C "$dir" 2>&1 | tee "$log" | while IFS= read -r line; do
+    [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] || continue
+    n=${BASH_REMATCH[1]} t=${BASH_REMATCH[2]}
+    if [ $tty -eq 1 ]; then
+      printf '\r        %d/%d targets' "$n" "$t"
+    elif [ $((n * 4 / t)) -gt $quarter ]; then
+      quarter=$((n * 4 / t))
+      printf '        %d/%d targets\n' "$n" "$t"
+    fi
+  done
+  local rc=${PIPESTATUS[0]}
+  set -e
+  [ $tty -eq 1 ] && printf '\n'
+  if [ "$rc" -ne 0 ]; then
+    cat "$log" >&2
+    step "building $dir: FAILED (ninja output above, also in $log)"
+    return 1
+  fi
+  step "built $dir"
+}
+
+# Packages, hugepages and an up-to-date default build, each step said.
 prepare_build() {
-  bash buildtools/deps.sh >/dev/null
-  bash buildtools/hugepages.sh >/dev/null
-  [ -f build/build.ninja ] || meson setup build >/dev/null
-  ninja -C build >/dev/null
+  step_quiet "installing packages (buildtools/deps.sh)" /tmp/dvshare-deps.log bash buildtools/deps.sh
+  step_quiet "reserving hugepages (buildtools/hugepages.sh)" /tmp/dvshare-hugepages.log \
+    bash buildtools/hugepages.sh
+  build build
 }
 
 # What a DPDK run on file prefix $1 leaves behind.

@@ -29,6 +29,7 @@ eal=(--no-pci "--file-prefix=$prefix" --log-level=lib.eal:error)
 mkfifo "$work/primary.in"
 
 # Primary: lcore 0 runs the prompt (fed by the fifo), lcore 1 the engine.
+step "starting the primary: sim0, 2 VARs, 2 VIRTIO_NET_Qs, a flow counter, the engine"
 "$pmd" -l 0,1 -s 0x2 -m 64 "${eal[@]}" -- --dev sim0 \
   --var db0 --var db1 --virtq q0:0:256:queue=0,size=256 --virtq q1:1:256:queue=1,size=256 \
   --counter rx0 --engine --stdin < "$work/primary.in" > "$work/primary.log" 2>&1 &
@@ -45,11 +46,13 @@ secondary() { # name var queue_index queue [more commands]
     --cmd "modify $q avail 500" --cmd "ring $var $qi 500 100" --cmd "query $q" \
     --cmd "meta get sim0 $q" "$@" > "$work/$name.log" 2>&1
 }
+step "running two secondaries: each drives and kicks its queue; B reads the counter"
 secondary A db0 0 q0 & a=$!
 secondary B db1 1 q1 --cmd "query rx0" & b=$!
 wait "$a" || fail "secondary A failed"
 wait "$b" || fail "secondary B failed"
 
+step "asking the primary what the device saw, then closing it"
 echo "show engine" >&3
 echo "query q0" >&3
 echo "query q1" >&3
@@ -64,10 +67,12 @@ row() { # name var queue_index queue
   pid=$(sed -n 's/^ready secondary pid=\([0-9]*\).*/\1/p' "$log")
   grep -q "^ring $2: 500 doorbell(s) written, value=$3" "$log" || fail "secondary $1 did not ring"
   grep -q "^modify $4: avail=500" "$log" || fail "secondary $1 could not modify $4"
-  eng=$(grep "^engine sim0 $2 " "$work/primary.log") || fail "no engine line for $2"
+  # show engine's row: DEVICE ENGINE LCORE VAR PAGE KICKS LAST
+  eng=$(grep -E "^sim0 +on +[^ ]+ +$2 " "$work/primary.log") || fail "no engine row for $2"
   q=$(grep "^query $4:" "$work/primary.log") || fail "the primary could not query $4"
   local kicks last avail
-  kicks=$(field "$eng" kicks); last=$(field "$eng" last); avail=$(field "$q" hw_available_index)
+  read -r _ _ _ _ _ kicks last <<<"$eng"
+  avail=$(field "$q" hw_available_index)
   [ "$kicks" -ge 1 ] && [ "$last" = "$3" ] && [ "$avail" = 500 ] ||
     fail "device saw kicks=$kicks last=$last avail=$avail for secondary $1"
   printf '%-16s %-56s %s\n' "secondary $1" "pid $pid: $4 avail=500, kicked queue $3 500x via $2" \

@@ -12,6 +12,8 @@ pkgs=(
   ibverbs-providers    # libmlx5.so.1, loaded at run time for real NICs
   libcunit1-dev        # test framework
   doxygen              # API reference; suite docs checks it is complete
+  dpdk-dev             # dpdk-telemetry.py, DPDK's client, for the telemetry test
+  groff-base           # checks the dvshare-pmd manual page
 )
 
 missing=()

@@ -6,32 +6,31 @@
 # other projects do: installed, pkg-config, static, Meson subproject.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+source "$(dirname "$0")/common.sh"
 
-bash buildtools/deps.sh
-bash buildtools/hugepages.sh
+step_quiet "installing packages (buildtools/deps.sh)" /tmp/dvshare-deps.log bash buildtools/deps.sh
+step_quiet "reserving hugepages (buildtools/hugepages.sh)" /tmp/dvshare-hugepages.log \
+  bash buildtools/hugepages.sh
 
-setup() { # builddir, extra meson args...
-  local dir=$1; shift
-  if [ -f "$dir/build.ninja" ]; then
-    meson setup --reconfigure "$dir" "$@" >/dev/null
-  else
-    meson setup "$dir" "$@" >/dev/null
-  fi
-  ninja -C "$dir"
+# Every default suite, named as meson test runs it.
+suites() { # builddir
+  meson test -C "$1" --list 2>/dev/null | sed -n 's/^[^:]*:\([^ ]*\) \/ .*/\1/p' | sort -u |
+    paste -sd, - | sed 's/,/, /g'
 }
 
 status=0
-setup build -Ddocs=enabled
+build build -Ddocs=enabled
+step "running the default suites on build: $(suites build)"
 meson test -C build --print-errorlogs --num-processes 2 || status=1
 
 # The default suites but docs (nothing compiled to check).
-setup build-asan -Db_sanitize=address,undefined -Ddocs=disabled
+build build-asan -Db_sanitize=address,undefined -Ddocs=disabled
+step "running the default suites under ASan+UBSan on build-asan: $(suites build-asan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --num-processes 2 || status=1
 
+step "building against dvshare as other projects do (test/consume/run.sh)"
 consume_log=build/meson-logs/consume.txt
 bash test/consume/run.sh . build-consume | tee "$consume_log" || status=1
 
@@ -43,7 +42,7 @@ passed = failed = 0
 for path in sys.argv[1:3]:
     for line in open(path):
         t = json.loads(line)
-        m = re.search(r'dvs-cunit: \S+ tests=(\d+) failed=(\d+)', t.get('stdout', ''))
+        m = re.search(r'dvs-(?:cunit|tests): \S+ tests=(\d+) failed=(\d+)', t.get('stdout', ''))
         if m:
             passed += int(m.group(1)) - int(m.group(2))
             failed += int(m.group(2))

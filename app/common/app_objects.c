@@ -11,10 +11,12 @@
 #include <infiniband/verbs.h>
 #include <rte_errno.h>
 
-/* The memory behind each UMEM this process registered, by name: freed
- * only once dvshare_destroy() says no process can use the UMEM any more. */
+/* The memory behind each UMEM this process registered, by device and
+ * name: freed only once a destroy or the device's close says no process
+ * can use the UMEM any more. */
 struct umem_mem {
 	struct umem_mem *next;
+	struct dvshare_dev *dev;
 	char name[DVSHARE_NAME_MAX];
 	void *mem;
 };
@@ -30,29 +32,47 @@ static void umem_mem_keep(struct umem_mem *m)
 	pthread_mutex_unlock(&umem_mems_lock);
 }
 
-/* Destroy UMEM @name and free its memory; the memory stays if the
- * destroy did not complete. */
-static int umem_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
+/* Free the memory of @dev's UMEM @name, or of all its UMEMs (NULL name). */
+static void umem_mem_free(struct dvshare_dev *dev, const char *name)
 {
-	int rc = dvshare_destroy(dev, name, timeout_ms);
-	struct umem_mem **pp, *m = NULL;
+	struct umem_mem **pp = &umem_mems, *gone = NULL;
 
-	if (rc != 0)
-		return rc;
 	pthread_mutex_lock(&umem_mems_lock);
-	for (pp = &umem_mems; *pp != NULL; pp = &(*pp)->next) {
-		if (strcmp((*pp)->name, name) == 0) {
-			m = *pp;
+	while (*pp != NULL) {
+		struct umem_mem *m = *pp;
+		if (m->dev == dev && (name == NULL || strcmp(m->name, name) == 0)) {
 			*pp = m->next;
-			break;
+			m->next = gone;
+			gone = m;
+		} else {
+			pp = &m->next;
 		}
 	}
 	pthread_mutex_unlock(&umem_mems_lock);
-	if (m != NULL) {
+	while (gone != NULL) {
+		struct umem_mem *m = gone;
+		gone = m->next;
 		free(m->mem);
 		free(m);
 	}
-	return 0;
+}
+
+int app_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
+{
+	int rc = dvshare_destroy(dev, name, timeout_ms);
+
+	if (rc == 0)
+		umem_mem_free(dev, name);
+	return rc;
+}
+
+int app_dev_close(struct dvshare_dev *dev)
+{
+	int rc = dvshare_dev_close(dev);
+
+	if (rc == 0)
+		umem_mem_free(dev, NULL);
+	return rc;
 }
 
 static int general_cmd(struct dvshare_dev *dev, uint16_t cap_type, uint8_t *out)
@@ -88,7 +108,7 @@ int app_caps(struct dvshare_dev *dev, struct dvshare_prm_hca_caps *gen,
 static int create(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
 		  uint32_t *id, uint8_t *status, uint32_t *syndrome)
 {
-	uint8_t out[DVSHARE_PRM_HDR_SIZE];
+	uint8_t out[DVSHARE_PRM_HDR_SIZE] = { 0 }; /* status 0: the device did not answer */
 	struct dvshare_obj *o = dvshare_obj_create(dev, name, in, inlen, out, sizeof(out));
 
 	if (o == NULL) {
@@ -138,9 +158,7 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
 	return 0;
 }
 
-/* Register @size bytes (page-aligned, zeroed, kept until umem_destroy())
- * as UMEM @name. */
-static int umem(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id)
+int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id)
 {
 	struct umem_mem *m = calloc(1, sizeof(*m));
 	struct dvshare_umem *u;
@@ -150,6 +168,7 @@ static int umem(struct dvshare_dev *dev, const char *name, uint64_t size, uint32
 		return -ENOMEM;
 	}
 	memset(m->mem, 0, size);
+	m->dev = dev;
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	u = dvshare_umem_reg(dev, name, m->mem, size, IBV_ACCESS_LOCAL_WRITE);
 	if (u == NULL) {
@@ -188,16 +207,19 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 	q.event_mode = DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX;
 	q.virtio_version_1_0 = vio.virtio_version_1_0;
 	rc = app_pd(dev, &q.pd);
+	/* @made counts the UMEMs this call registered, the only ones to undo:
+	 * one that failed (EEXIST: a duplicate name) is someone else's. */
 	unsigned int made = 0;
-	for (; made < 3 && rc == 0; made++) {
+	while (made < 3 && rc == 0) {
 		uint64_t size = dvshare_prm_virtq_umem_size(&vio, made, queue_size);
 		if (size > UINT32_MAX) {
 			rc = -EINVAL;
 			break;
 		}
 		snprintf(uname, sizeof(uname), "%s.umem%u", name, made + 1);
-		rc = umem(dev, uname, size, &q.umem[made].id);
+		rc = app_umem_reg(dev, uname, size, &q.umem[made].id);
 		q.umem[made].size = (uint32_t)size;
+		made += rc == 0;
 	}
 	if (rc == 0)
 		rc = create(dev, name, in, dvshare_prm_virtq_create(in, &q), obj_id, status, syndrome);
@@ -205,7 +227,7 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 		/* Nothing of a queue that could not be made stays published. */
 		for (unsigned int i = 1; i <= made; i++) {
 			snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
-			umem_destroy(dev, uname, 1000);
+			app_destroy(dev, uname, 1000);
 		}
 	}
 	return rc;
@@ -218,7 +240,7 @@ int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int ti
 
 	for (unsigned int i = 1; i <= 3 && rc == 0; i++) {
 		snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
-		rc = umem_destroy(dev, uname, timeout_ms);
+		rc = app_destroy(dev, uname, timeout_ms);
 	}
 	return rc;
 }
@@ -237,7 +259,7 @@ int app_virtq_query(struct dvshare_obj *q, struct dvshare_prm_virtq *out)
 int app_virtq_modify(struct dvshare_obj *q, uint64_t select, const struct dvshare_prm_virtq *want,
 		     uint8_t *status, uint32_t *syndrome)
 {
-	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE] = { 0 };
 	size_t len = dvshare_prm_virtq_modify(in, dvshare_obj_id(q), select, want);
 	int rc = dvshare_obj_modify(q, in, len, out, sizeof(out));
 

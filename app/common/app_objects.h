@@ -42,13 +42,24 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
  * Create and publish a VIRTIO_NET_Q named @name, as DPDK's vdpa driver
  * prepares one: on the device's PD, with three UMEMs named <name>.umem1..3
  * of the sizes the caps ask for, in state INIT, split ring, no MSI-X, no
- * mkey yet (primary). The UMEM memory stays allocated until
- * app_virtq_destroy() has destroyed the UMEMs: a secondary may use them
- * until then. 0 and *obj_id, or a negative errno; on a device failure
+ * mkey yet (primary). The UMEMs' memory is kept as app_umem_reg() keeps
+ * it. 0 and *obj_id, or a negative errno; on a device failure
  * *status / *syndrome (may be NULL) say why.
  */
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome);
+
+/* Register @size bytes of this process's memory (page-aligned, zeroed) as
+ * UMEM @name (primary). The memory is kept until app_destroy() of the UMEM
+ * or app_dev_close() of its device succeeds: a secondary may use the UMEM
+ * until then. 0 and *id, or a negative errno. */
+int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id);
+
+/* dvshare_destroy(), then free the memory of a UMEM of app_umem_reg(). */
+int app_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
+
+/* dvshare_dev_close(), then free the memory of the device's UMEMs. */
+int app_dev_close(struct dvshare_dev *dev);
 
 /* Destroy a queue made by app_virtq_create(), then its UMEMs (primary). */
 int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);

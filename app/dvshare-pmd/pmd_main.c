@@ -1,26 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dvshare-pmd: share devices (primary) or use them (secondary), like
- * testpmd. EAL options pick the role; application options after "--":
+ * testpmd. EAL options pick the role; the application's options come
+ * after "--" (pmd_help.c lists them, doc/pmd.md explains them).
  *
- *   --dev NAME                 share NAME (primary); repeatable
- *   --var NAME                 allocate and publish a VAR on the last --dev
- *   --virtq NAME:QIDX:QSIZE[:META]  create a virtio queue (+ metadata)
- *   --umem NAME:SIZE           register SIZE bytes as a UMEM
- *   --counter NAME             create a flow counter
- *   --engine                   run the sim device engine as a DPDK service
- *   --cmd "LINE"               run a command; repeatable, in order
- *   --cmdfile FILE             run the commands in FILE
- *   -i, --interactive          then give a prompt (librte_cmdline)
- *   --stdin                    then read commands from stdin, one a line
- *   --quiet                    fewer messages
- *
- * Without --cmd/--cmdfile: a prompt on a terminal, else stdin lines.
- * Exit status 1 when any command failed.
+ * The options are read before rte_eal_init(), so --help and --version
+ * answer and a malformed command line is refused without starting DPDK;
+ * what they ask for is done after it: devices and objects in option order
+ * (--var and the like act on the last --dev), then the commands.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,145 +23,327 @@
 #include <rte_log.h>
 
 #include "dvshare.h"
+#include "app_objects.h"
 #include "pmd.h"
 
-#define MAX_SCRIPT 64
+#define MAX_ITEMS 256
 
-struct script_item {
-	int is_file;
-	const char *text;
+/* An option with its argument, in command line order. */
+struct item {
+	int opt;
+	const char *arg;
 };
 
 struct pmd_opts {
-	struct script_item script[MAX_SCRIPT];
+	struct item setup[MAX_ITEMS];  /* --dev, --var, ..., --engine */
+	int nsetup;
+	struct item script[MAX_ITEMS]; /* --cmd, --cmdline-file */
 	int nscript;
 	int interactive;
 	int from_stdin;
 	int quiet;
+	int help;
+	int version;
 };
 
-static void usage(const char *prog)
+static const struct option long_opts[] = {
+	{ "dev", required_argument, NULL, 'd' },
+	{ "var", required_argument, NULL, 'v' },
+	{ "virtq", required_argument, NULL, 'q' },
+	{ "umem", required_argument, NULL, 'u' },
+	{ "counter", required_argument, NULL, 'n' },
+	{ "engine", no_argument, NULL, 'e' },
+	{ "cmd", required_argument, NULL, 'c' },
+	{ "cmdline-file", required_argument, NULL, 'f' },
+	{ "cmdfile", required_argument, NULL, 'f' }, /* the first spelling */
+	{ "interactive", no_argument, NULL, 'i' },
+	{ "stdin", no_argument, NULL, 's' },
+	{ "quiet", no_argument, NULL, 'Q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options that act on the last --dev. */
+#define ON_DEVICE "vqune"
+
+static const char *opt_name(int c)
 {
-	printf("usage: %s [EAL options] -- [--dev NAME] [--var NAME] "
-	       "[--virtq NAME:QIDX:QSIZE[:META]] [--umem NAME:SIZE] [--counter NAME] [--engine]\n"
-	       "       [--cmd LINE]... [--cmdfile FILE] [-i|--stdin] [--quiet]\n", prog);
+	for (int i = 0; long_opts[i].name != NULL; i++)
+		if (long_opts[i].val == c)
+			return long_opts[i].name;
+	return "?";
 }
 
-static int startup_virtq(const char *dev, char *spec)
+/* Decimal or 0x number of at most @max, the whole string. */
+static int number(const char *s, unsigned long max, uint32_t *out)
 {
-	char *name = strtok(spec, ":"), *qidx = strtok(NULL, ":"), *qsize = strtok(NULL, ":");
-	char *meta = strtok(NULL, "");
+	char *end;
+	unsigned long v;
 
-	if (name == NULL || qidx == NULL || qsize == NULL) {
-		printf("error: --virtq wants NAME:QIDX:QSIZE[:META]\n");
+	if (s == NULL || *s == '\0' || *s == '-')
 		return -EINVAL;
-	}
-	return pmd_virtq_create(dev, name, (uint32_t)strtoul(qidx, NULL, 0),
-				(uint32_t)strtoul(qsize, NULL, 0), meta);
-}
-
-static int startup_umem(const char *dev, char *spec)
-{
-	char *name = strtok(spec, ":"), *size = strtok(NULL, ":");
-
-	if (name == NULL || size == NULL) {
-		printf("error: --umem wants NAME:SIZE\n");
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v > max)
 		return -EINVAL;
-	}
-	return pmd_umem_reg(dev, name, (uint32_t)strtoul(size, NULL, 0));
+	*out = (uint32_t)v;
+	return 0;
 }
 
-/* Objects and devices are set up in option order; stop at the first error. */
-static int parse_and_start(int argc, char **argv, struct pmd_opts *o)
+/* NAME:A[:B][:REST]: the name and @nnum numbers; *rest what follows. */
+static int spec(const char *arg, char *name, uint32_t *num, int nnum, const char **rest)
 {
-	static const struct option lo[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "var", required_argument, NULL, 'v' },
-		{ "virtq", required_argument, NULL, 'q' },
-		{ "umem", required_argument, NULL, 'u' },
-		{ "counter", required_argument, NULL, 'n' },
-		{ "engine", no_argument, NULL, 'e' },
-		{ "cmd", required_argument, NULL, 'c' },
-		{ "cmdfile", required_argument, NULL, 'f' },
-		{ "interactive", no_argument, NULL, 'i' },
-		{ "stdin", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const char *p = arg;
+	size_t l = strcspn(p, ":");
+
+	if (l == 0 || l >= DVSHARE_NAME_MAX)
+		return -EINVAL;
+	memcpy(name, p, l);
+	name[l] = '\0';
+	p += l;
+	for (int i = 0; i < nnum; i++) {
+		char n[32];
+
+		if (*p++ != ':')
+			return -EINVAL;
+		l = strcspn(p, ":");
+		if (l == 0 || l >= sizeof(n))
+			return -EINVAL;
+		memcpy(n, p, l);
+		n[l] = '\0';
+		if (number(n, UINT32_MAX, &num[i]) != 0)
+			return -EINVAL;
+		p += l;
+	}
+	if (rest != NULL)
+		*rest = *p == ':' ? p + 1 : NULL;
+	else if (*p != '\0')
+		return -EINVAL;
+	return 0;
+}
+
+/* What is wrong with option @c's argument, or NULL. */
+static const char *bad_value(int c, const char *arg)
+{
+	char name[DVSHARE_NAME_MAX];
+	uint32_t num[2];
+	const char *rest;
+
+	if (c == 'q' && (spec(arg, name, num, 2, &rest) != 0 || num[0] > UINT16_MAX ||
+			 num[1] > UINT16_MAX))
+		return "wants NAME:QIDX:QSIZE[:META], QIDX and QSIZE at most 65535";
+	if (c == 'u' && spec(arg, name, num, 1, NULL) != 0)
+		return "wants NAME:SIZE";
+	return NULL;
+}
+
+/* The first thing wrong with the command line, kept until the whole of
+ * it was read: a --help or --version after it still wins. */
+static char usage_err[256];
+
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (usage_err[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(usage_err, sizeof(usage_err), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static void add_item(struct item *items, int *n, int c, const char *arg)
+{
+	if (*n == MAX_ITEMS)
+		usage_error("more than %d setup options or commands", MAX_ITEMS);
+	else
+		items[(*n)++] = (struct item){ c, arg };
+}
+
+/* One application option (from getopt_long()), noted in @o. */
+static void read_app_option(int c, const char *arg, const char *argv_opt, struct pmd_opts *o,
+			    int *have_dev)
+{
+	const char *bad;
+
+	switch (c) {
+	case '?': usage_error("unknown option %s", argv_opt); break;
+	case ':': usage_error("%s needs an argument", argv_opt); break;
+	case 'h': o->help = 1; break;
+	case 'V': o->version = 1; break;
+	case 'i': o->interactive = 1; break;
+	case 's': o->from_stdin = 1; break;
+	case 'Q': o->quiet = 1; break;
+	case 'c':
+	case 'f': add_item(o->script, &o->nscript, c, arg); break;
+	default:
+		bad = bad_value(c, arg);
+		if (bad != NULL)
+			usage_error("--%s %s", opt_name(c), bad);
+		else if (strchr(ON_DEVICE, c) != NULL && !*have_dev)
+			usage_error("--%s acts on the device named before it: give --dev first",
+				    opt_name(c));
+		*have_dev |= c == 'd';
+		add_item(o->setup, &o->nsetup, c, arg);
+	}
+}
+
+/* The application's options (argv after "--"): read them all, note what
+ * to do and the first thing wrong (usage_err). */
+static void read_app_options(int argc, char **argv, struct pmd_opts *o)
+{
+	int c, have_dev = 0;
+
+	opterr = 0; /* our own one-line errors */
+	optind = 1;
+	/* "+": stop at a stray argument (to say so, then go on past it)
+	 * rather than move it to the end. */
+	for (;;) {
+		c = getopt_long(argc, argv, "+:hi", long_opts, NULL);
+		if (c != -1) {
+			read_app_option(c, optarg, argv[optind - 1], o, &have_dev);
+			continue;
+		}
+		if (optind >= argc)
+			break;
+		usage_error("unexpected argument %s", argv[optind]);
+		optind++;
+	}
+	optind = 1; /* EAL parses with getopt too */
+}
+
+/* Before DPDK starts: --help and --version wherever they are (EAL's own
+ * usage comes with "-h"), and a command line that cannot work: one error
+ * line, exit status 1. Returns only to go on. */
+static void early_options(int argc, char **argv, struct pmd_opts *o)
+{
+	char *app[MAX_ITEMS * 2 + 2];
+	int dd = 1, n = 1;
+
+	while (dd < argc && strcmp(argv[dd], "--") != 0) {
+		o->help |= strcmp(argv[dd], "--help") == 0;
+		o->version |= strcmp(argv[dd], "--version") == 0;
+		dd++;
+	}
+	app[0] = argv[0];
+	for (int i = dd + 1; i < argc && n < (int)(sizeof(app) / sizeof(app[0])) - 1; i++)
+		app[n++] = argv[i];
+	app[n] = NULL;
+	read_app_options(n, app, o);
+	if (o->help) {
+		pmd_usage(argv[0]);
+		exit(EXIT_SUCCESS);
+	}
+	if (o->version) {
+		pmd_print_version();
+		exit(EXIT_SUCCESS);
+	}
+	if (usage_err[0] != '\0') {
+		printf("error: %s (see dvshare-pmd --help)\n", usage_err);
+		exit(EXIT_FAILURE);
+	}
+}
+
+static int startup_virtq(const char *dev, const char *arg)
+{
+	char name[DVSHARE_NAME_MAX];
+	uint32_t num[2];
+	const char *meta;
+
+	spec(arg, name, num, 2, &meta); /* checked by read_app_options() */
+	return pmd_virtq_create(dev, name, num[0], num[1], meta);
+}
+
+static int startup_umem(const char *dev, const char *arg)
+{
+	char name[DVSHARE_NAME_MAX];
+	uint32_t size;
+
+	spec(arg, name, &size, 1, NULL);
+	return pmd_umem_reg(dev, name, size);
+}
+
+static int startup_dev(const char *dev, int primary)
+{
+	if (!primary && dvshare_dev_lookup(dev) == NULL)
+		return pmd_error(-ENODEV, "--dev", "the primary does not share %s", dev);
+	if (primary && dvshare_dev_open(dev, NULL) == NULL)
+		return pmd_error(-rte_errno, "--dev", "cannot share %s: %s", dev,
+				 rte_strerror(rte_errno));
+	return 0;
+}
+
+/* Devices and objects, in option order; the first failure stops it. */
+static int startup(const struct pmd_opts *o)
+{
 	int primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	const char *dev = NULL;
-	int c, rc = 0;
+	int rc = 0;
 
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, "i", lo, NULL)) != -1) {
-		if (!primary && strchr("vquen", c) != NULL) {
-			printf("error: --%s is for the primary\n",
-			       c == 'e' ? "engine" : "var/--virtq/--umem/--counter");
-			return -EPERM;
-		}
-		if (strchr("vquen", c) != NULL && dev == NULL) {
-			printf("error: give --dev before objects and --engine\n");
-			return -EINVAL;
+	for (int i = 0; i < o->nsetup && rc == 0; i++) {
+		int c = o->setup[i].opt;
+		const char *arg = o->setup[i].arg;
+
+		if (!primary && c != 'd') {
+			char what[96];
+
+			snprintf(what, sizeof(what), "--%s", opt_name(c));
+			rc = pmd_error(-EPERM, what, "for the primary (this is a secondary)");
+			break;
 		}
 		switch (c) {
-		case 'd':
-			dev = optarg;
-			if (primary && dvshare_dev_open(dev, NULL) == NULL) {
-				printf("error: cannot share %s: %s\n", dev, rte_strerror(rte_errno));
-				rc = -rte_errno;
-			}
-			break;
-		case 'v': rc = pmd_var_alloc(dev, optarg); break;
-		case 'q': rc = startup_virtq(dev, optarg); break;
-		case 'u': rc = startup_umem(dev, optarg); break;
-		case 'n': rc = pmd_counter_create(dev, optarg); break;
-		case 'e': {
-			uint32_t id;
-			rc = dvshare_engine_start(dvshare_dev_lookup(dev), &id);
-			if (rc != 0)
-				printf("error: engine on %s: %s\n", dev, strerror(-rc));
-			break;
-		}
-		case 'c':
-		case 'f':
-			if (o->nscript == MAX_SCRIPT)
-				return -E2BIG;
-			o->script[o->nscript++] = (struct script_item){ c == 'f', optarg };
-			break;
-		case 'i': o->interactive = 1; break;
-		case 's': o->from_stdin = 1; break;
-		case 'Q': o->quiet = 1; break;
-		default: usage(argv[0]); return -EINVAL;
+		case 'd': dev = arg; rc = startup_dev(dev, primary); break;
+		case 'v': rc = pmd_var_alloc(dev, arg); break;
+		case 'q': rc = startup_virtq(dev, arg); break;
+		case 'u': rc = startup_umem(dev, arg); break;
+		case 'n': rc = pmd_counter_create(dev, arg); break;
+		case 'e': rc = pmd_engine_start(dev); break;
 		}
 	}
+	if (rc != 0)
+		pmd_failures++;
 	return rc;
 }
 
-static void run_file(FILE *f)
+/* Every line of @f: 0, or the errno that stopped the reading. */
+static int run_file(FILE *f)
 {
-	char line[1024];
+	char *line = NULL;
+	size_t cap = 0;
 
-	while (!pmd_quit && fgets(line, sizeof(line), f) != NULL)
+	errno = 0;
+	while (!pmd_quit && getline(&line, &cap, f) != -1)
 		pmd_parse_line(line);
+	free(line);
+	return ferror(f) ? (errno != 0 ? errno : EIO) : 0;
 }
 
-static int run_script(const struct pmd_opts *o)
+/* --cmd and --cmdline-file in order; a file that cannot be read is one
+ * failure, and the rest still runs. */
+static void run_script(const struct pmd_opts *o)
 {
 	for (int i = 0; i < o->nscript && !pmd_quit; i++) {
-		if (!o->script[i].is_file) {
-			pmd_parse_line(o->script[i].text);
+		const char *arg = o->script[i].arg;
+		char what[512];
+		FILE *f;
+		int err;
+
+		if (o->script[i].opt == 'c') {
+			pmd_parse_line(arg);
 			continue;
 		}
-		FILE *f = fopen(o->script[i].text, "r");
-		if (f == NULL) {
-			printf("error: cannot read %s: %s\n", o->script[i].text, strerror(errno));
-			return -errno;
+		f = fopen(arg, "r");
+		err = f != NULL ? run_file(f) : errno;
+		if (f != NULL)
+			fclose(f);
+		if (err != 0) { /* not there, not readable, a directory */
+			snprintf(what, sizeof(what), "--cmdline-file %s", arg);
+			pmd_error(-err, what, "%s", strerror(err));
+			pmd_failures++;
 		}
-		run_file(f);
-		fclose(f);
 	}
-	return 0;
 }
 
 static void on_signal(int sig)
@@ -184,41 +358,47 @@ static void close_all(void)
 	struct dvshare_dev *devs[64];
 	int n = dvshare_dev_list(devs, 64);
 
-	for (int i = 0; i < n && i < 64; i++)
-		if (dvshare_dev_close(devs[i]) != 0)
-			printf("error: closing %s: %s\n", dvshare_dev_name(devs[i]),
-			       rte_strerror(rte_errno));
+	for (int i = 0; i < n && i < 64; i++) {
+		if (app_dev_close(devs[i]) != 0) {
+			pmd_error(-rte_errno, "closing", "%s: %s", dvshare_dev_name(devs[i]),
+				  rte_strerror(rte_errno));
+			pmd_failures++;
+		}
+	}
+}
+
+/* EAL's "-h": its usage, then ours. */
+static void usage_hook(const char *prog)
+{
+	pmd_usage(prog);
 }
 
 int main(int argc, char **argv)
 {
-	struct pmd_opts o;
-	int ret = rte_eal_init(argc, argv);
+	static struct pmd_opts o;
+	int ret;
 
+	early_options(argc, argv, &o);
+	rte_set_application_usage_hook(usage_hook);
+	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "dvshare-pmd: EAL init failed: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	memset(&o, 0, sizeof(o));
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (parse_and_start(argc - ret, argv + ret, &o) != 0) {
-		close_all();
-		rte_eal_cleanup();
+		printf("error: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	if (o.quiet)
 		rte_log_set_global_level(RTE_LOG_WARNING);
-	printf("ready %s pid=%d devices=%d attach_status=%d\n",
-	       rte_eal_process_type() == RTE_PROC_PRIMARY ? "primary" : "secondary", (int)getpid(),
-	       dvshare_dev_list(NULL, 0), dvshare_attach_status());
-	fflush(stdout);
-	run_script(&o);
-	if (!pmd_quit) {
-		if (o.interactive || (o.nscript == 0 && !o.from_stdin && isatty(0)))
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (startup(&o) == 0) {
+		printf("ready %s pid=%d devices=%d attach_status=%d\n",
+		       rte_eal_process_type() == RTE_PROC_PRIMARY ? "primary" : "secondary",
+		       (int)getpid(), dvshare_dev_list(NULL, 0), dvshare_attach_status());
+		fflush(stdout);
+		run_script(&o);
+		if (!pmd_quit && (o.interactive || (o.nscript == 0 && !o.from_stdin && isatty(0))))
 			pmd_interact();
-		else if (o.from_stdin || o.nscript == 0)
-			run_file(stdin);
+		else if (!pmd_quit && (o.from_stdin || o.nscript == 0))
+			(void)run_file(stdin);
 	}
 	close_all();
 	rte_eal_cleanup();

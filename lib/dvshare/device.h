@@ -43,6 +43,8 @@ public:
 	/* Closed (or being closed): every call refuses with ENODEV. */
 	bool gone() const { return gone_.load(std::memory_order_acquire); }
 	void mark_gone() { gone_.store(true, std::memory_order_release); }
+	/* Secondary: the primary closed this device; true the first time. */
+	bool note_closed() { return !closed_noted_.exchange(true); }
 	dvshare_dev &operator=(const dvshare_dev &) = delete;
 
 	/* Primary publishing; on failure nullptr with rte_errno set. */
@@ -130,6 +132,7 @@ private:
 	bool primary_ = false;
 	bool torn_down_ = false;
 	std::atomic<bool> gone_{false};
+	std::atomic<bool> closed_noted_{false};
 	dvs::DeviceCaps caps_;
 	struct mlx5dv_export_sizes sizes_ = {};
 	dvs::Registry reg_;

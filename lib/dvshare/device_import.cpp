@@ -196,7 +196,8 @@ Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 
 	if (rc != 0)
 		return dvs::fail_null<Handle>(-rc);
-	if (reg_.closed())
+	/* Closed by the primary, or the primary exited normally. */
+	if (reg_.closed() || (!primary_ && dvs::Library::get().primary_exited() != 0))
 		return dvs::fail_null<Handle>(ENODEV);
 	if (!primary_ && dvs::Library::get().orphaned() != 0) {
 		DVS_LOG(ERR, "%s: no lookup of %s: the primary (pid %d) died", name_.c_str(), name,

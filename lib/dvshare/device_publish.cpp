@@ -69,7 +69,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
 		view_[slot].store(raw, std::memory_order_release);
 	}
 	dvs::Library::get().stats.published++;
-	dvs::ipc_announce(this, raw->name);
+	dvs::ipc_announce(this, DVSHARE_EVENT_PUBLISHED, raw->name);
 	return raw;
 }
 

@@ -112,17 +112,24 @@ enum dvshare_event {
 	DVSHARE_EVENT_PUBLISHED = 1,
 	/** Primary: a secondary attached (name is NULL; see @c pid). */
 	DVSHARE_EVENT_PEER_ATTACHED = 2,
-	/** Primary: a secondary detached from the device. */
+	/** Primary: a secondary detached from the device: it closed it, or
+	 *  exited normally (returned from main() or called exit()). */
 	DVSHARE_EVENT_PEER_DETACHED = 3,
 	/** Both: @c name is being destroyed; lookups no longer find it. */
 	DVSHARE_EVENT_REVOKING = 4,
 	/** Both: this process let go of @c name (VAR fenced, import dropped). */
 	DVSHARE_EVENT_REVOKED = 5,
-	/** Primary: an attached secondary died (its pidfd fired). */
+	/** Primary: an attached secondary died (killed, crashed or _exit()ed
+	 *  without a normal exit); what it held is reclaimed. */
 	DVSHARE_EVENT_PEER_DIED = 6,
 	/** Secondary: the primary died; imported objects keep working,
 	 *  lookups are refused from now on. */
 	DVSHARE_EVENT_PRIMARY_DIED = 7,
+	/** Secondary: the primary closed the device (dvshare_dev_close(), whose
+	 *  destroys this process has already let go of) or exited normally
+	 *  (objects it did not destroy keep working); lookups fail with ENODEV
+	 *  from now on. */
+	DVSHARE_EVENT_CLOSED = 8,
 };
 
 /**

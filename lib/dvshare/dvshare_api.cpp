@@ -279,7 +279,9 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 		}
 		if (owned == nullptr)
 			return -EINVAL;
-		if (!owned->primary())
+		if (owned->primary())
+			dvs::ipc_announce(owned.get(), DVSHARE_EVENT_CLOSED, nullptr);
+		else
 			dvs::ipc_send_detach(owned.get());
 		DVS_LOG(INFO, "%s %s", owned->name().c_str(),
 			owned->primary() ? "closed" : "detached");
@@ -450,6 +452,7 @@ const char *dvshare_event_name(enum dvshare_event event)
 	case DVSHARE_EVENT_REVOKED: return "revoked";
 	case DVSHARE_EVENT_PEER_DIED: return "peer-died";
 	case DVSHARE_EVENT_PRIMARY_DIED: return "primary-died";
+	case DVSHARE_EVENT_CLOSED: return "closed";
 	}
 	return "unknown";
 }

@@ -5,14 +5,16 @@
 
 #include <cstdint>
 
+#include "dvshare.h"
+
 struct dvshare_dev;
 
 namespace dvs {
 
 /* Primary: register the IPC actions and advertise dvshare (idempotent). */
 int ipc_primary_init();
-/* Primary: tell secondaries @name was published on @dev. */
-void ipc_announce(dvshare_dev *dev, const char *name);
+/* Primary: tell secondaries @event (PUBLISHED @name, CLOSED) on @dev. */
+void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *name);
 /* Primary: ask every secondary to let go of @slot (revoke @revoke_id). */
 void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id);
 
@@ -23,6 +25,8 @@ int ipc_secondary_init();
 int ipc_secondary_attach();
 /* Secondary: tell the primary this process let go of @dev. */
 void ipc_send_detach(const dvshare_dev *dev);
+/* Secondary: this process exits normally; tell the primary. */
+void ipc_secondary_bye();
 
 } // namespace dvs
 

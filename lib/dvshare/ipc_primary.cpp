@@ -14,6 +14,7 @@
 
 #include "dvs_fd.h"
 #include "dvs_log.h"
+#include "goodbye.h"
 #include "ipc.h"
 #include "ipc_proto.h"
 #include "library.h"
@@ -161,11 +162,25 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 			return 0;
 		}
 	}
+	Fd bye_mine, bye_theirs;
+	rc = bye_pair(&bye_mine, &bye_theirs);
+	if (rc != 0) {
+		DVS_LOG(ERR, "cannot make a goodbye socket for pid %d: %s", req.hdr.pid,
+			strerror(-rc));
+		reply_status(peer, rc);
+		return 0;
+	}
 	/* Watch it before it holds anything a destroy would wait for. */
-	rc = Peers::get().attached(req.hdr.pid, uid, std::move(pidfd), names);
+	bool fresh = false;
+	rc = Peers::get().attached(req.hdr.pid, uid, std::move(pidfd), names, std::move(bye_mine),
+				   &fresh);
 	if (rc != 0) {
 		reply_status(peer, rc);
 		return 0;
+	}
+	if (fresh) {
+		rep.flags |= kRepByeSocket;
+		fds.push_back(std::move(bye_theirs));
 	}
 	mp_pack(&out, kActAttach, rep);
 	out.num_fds = static_cast<int>(fds.size());
@@ -223,19 +238,21 @@ int ipc_primary_init()
 	return 0;
 }
 
-void ipc_announce(dvshare_dev *dev, const char *name)
+void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *name)
 {
 	struct rte_mp_msg msg;
 	EventMsg ev{};
 
 	ev.hdr = mp_hdr();
-	ev.event = DVSHARE_EVENT_PUBLISHED;
+	ev.event = event;
 	snprintf(ev.ibdev, sizeof(ev.ibdev), "%s", dev->name().c_str());
-	snprintf(ev.name, sizeof(ev.name), "%s", name);
+	snprintf(ev.name, sizeof(ev.name), "%s", name != nullptr ? name : "");
 	mp_pack(&msg, kActEvent, ev);
-	/* Best effort: a secondary that misses it imports on first lookup. */
+	/* Best effort: a secondary that misses a publish imports on first
+	 * lookup, and finds a closed registry closed. */
 	if (rte_mp_sendmsg(&msg) != 0)
-		DVS_LOG(DEBUG, "announce of %s not sent: %s", name, rte_strerror(rte_errno));
+		DVS_LOG(DEBUG, "%s of %s not sent: %s", dvshare_event_name(event),
+			name != nullptr ? name : dev->name().c_str(), rte_strerror(rte_errno));
 }
 
 void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id)

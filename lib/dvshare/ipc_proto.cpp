@@ -116,8 +116,13 @@ int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *w
 		*why = "attach reply claims too many devices";
 		return -EBADMSG;
 	}
-	/* Refusals carry no fds; answers carry the primary's pidfd too. */
-	int nfds = r.status == 0 ? static_cast<int>(r.count * 2 + 1) : 0;
+	/* Refusals carry no fds; answers carry the primary's pidfd too, and
+	 * a new peer's goodbye socket. */
+	if ((r.flags & ~kRepByeSocket) != 0) {
+		*why = "attach reply with unknown flags";
+		return -EBADMSG;
+	}
+	int nfds = r.status == 0 ? static_cast<int>(r.count * 2 + 1 + (r.flags & kRepByeSocket)) : 0;
 	int rc = decode_body(m, out, nfds, why);
 	if (rc != 0)
 		return rc;
@@ -130,6 +135,16 @@ int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *w
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+bool is_bye(const void *buf, ssize_t len, pid_t pid)
+{
+	ByeMsg b;
+
+	if (len != static_cast<ssize_t>(sizeof(b)))
+		return false;
+	memcpy(&b, buf, sizeof(b));
+	return b.magic == kByeMagic && b.hdr.magic == kMpMagic && b.hdr.pid == pid;
 }
 
 int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why)
@@ -154,7 +169,7 @@ int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why)
 		*why = "unterminated name";
 		return -EBADMSG;
 	}
-	if (out->event < DVSHARE_EVENT_PUBLISHED || out->event > DVSHARE_EVENT_PRIMARY_DIED) {
+	if (out->event < DVSHARE_EVENT_PUBLISHED || out->event > DVSHARE_EVENT_CLOSED) {
 		*why = "unknown event " + std::to_string(out->event);
 		return -EBADMSG;
 	}

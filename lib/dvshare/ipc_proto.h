@@ -8,6 +8,7 @@
 #define DVS_IPC_PROTO_H
 
 #include <cstdint>
+#include <sys/types.h>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -25,10 +26,10 @@ constexpr char kActEvent[] = "dvshare_event";
 constexpr char kActRevoke[] = "dvshare_revoke";
 constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 2;
-/* Two fds per device (cmd_fd, registry) plus the primary's pidfd: three
- * devices per message. */
-constexpr uint32_t kDevsPerMsg = (RTE_MP_MAX_FD_NUM - 1) / 2;
+constexpr uint32_t kMpProto = 3;
+/* Two fds per device (cmd_fd, registry), the primary's pidfd and the
+ * goodbye socket: three devices per message. */
+constexpr uint32_t kDevsPerMsg = (RTE_MP_MAX_FD_NUM - 2) / 2;
 constexpr int kDevNameMax = 64;
 
 struct MpHdr {
@@ -45,16 +46,34 @@ struct AttachReq {
 	uint32_t start;
 };
 
+/* AttachRep.flags: the last fd is this peer's end of its goodbye socket
+ * (sent with the first answer to a new peer only). */
+constexpr uint32_t kRepByeSocket = 1;
+
 /* Primary -> secondary: fds[2i] cmd_fd, fds[2i+1] registry of device i,
- * fds[2 * count] a pidfd of the primary (when status is 0). */
+ * fds[2 * count] a pidfd of the primary (when status is 0), then the
+ * goodbye socket when flags has kRepByeSocket. */
 struct AttachRep {
 	MpHdr hdr;
 	int32_t status;    /* 0, or a negative errno (e.g. -EPROTO) */
 	uint32_t total;    /* devices the primary shares */
 	uint32_t start;
 	uint32_t count;    /* devices in this message */
+	uint32_t flags;    /* kRepByeSocket */
+	uint32_t reserved;
 	uint64_t list_gen; /* the list changed if this differs between pages */
 };
+
+/* Over a peer's goodbye socket (a SOCK_SEQPACKET pair, one end in the
+ * primary, one in the secondary), written by a process that exits
+ * normally, read by the other when the writer's pidfd fires: a clean exit
+ * is told from a death without rte_mp, which EAL may already have closed
+ * by then. */
+struct ByeMsg {
+	MpHdr hdr;
+	uint32_t magic; /* kByeMagic */
+};
+constexpr uint32_t kByeMagic = 0x45594221; /* "!BYE" */
 
 /* Secondary -> primary: this process detached from a device. */
 struct DetachMsg {
@@ -103,6 +122,8 @@ int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why);
 int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why);
 int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why);
 int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why);
+/* @len bytes read from a goodbye socket: a goodbye from @pid? */
+bool is_bye(const void *buf, ssize_t len, pid_t pid);
 
 /* Handler body shared by every action: decode @msg, then run @fn on the
  * body, or log why the message was refused. Always 0 for rte_mp. */

@@ -22,6 +22,7 @@
 #include "ipc.h"
 #include "ipc_proto.h"
 #include "fault.h"
+#include "goodbye.h"
 #include "library.h"
 #include "pidfd.h"
 
@@ -91,26 +92,51 @@ int attach_one(Fd cmd_fd, Fd reg_fd)
 	return 1;
 }
 
-/* The primary's pidfd: when it fires, this process is orphaned. Leaked on
+/* The primary's pidfd: when it fires, the primary is gone. Leaked on
  * purpose: it must outlive EAL cleanup and is never freed from inside its
  * own callback. */
 PidWatch *primary_watch;
+/* This process's end of its goodbye socket with the primary (goodbye.h);
+ * kept to the end for the same reason. */
+int primary_bye = -1;
 
-void on_primary_death(pid_t pid)
+/* The primary closed @d (dvshare_dev_close() or a normal exit): tell the
+ * application once. */
+void note_closed(dvshare_dev *d, pid_t pid)
+{
+	if (!d->note_closed())
+		return;
+	DVS_LOG(NOTICE, "%s: closed by the primary (pid %d): no new lookups", d->name().c_str(),
+		pid);
+	Library::get().emit(d, DVSHARE_EVENT_CLOSED, nullptr, pid);
+}
+
+void on_primary_gone(pid_t pid)
 {
 	Library &lib = Library::get();
-	std::vector<dvshare_dev *> devs;
+	std::vector<std::shared_ptr<dvshare_dev>> devs;
+	bool clean = bye_heard(primary_bye, pid);
 
-	lib.set_orphaned(pid);
-	DVS_LOG(WARNING, "the primary (pid %d) died: imported objects keep working, "
-			 "no new lookups", pid);
+	if (clean)
+		lib.set_primary_exited(pid);
+	else
+		lib.set_orphaned(pid);
+	if (clean)
+		DVS_LOG(NOTICE, "the primary (pid %d) exited: imported objects keep working, "
+				"no new lookups", pid);
+	else
+		DVS_LOG(WARNING, "the primary (pid %d) died: imported objects keep working, "
+				 "no new lookups", pid);
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
-		for (const auto &d : lib.devices)
-			devs.push_back(d.get());
+		devs = lib.devices;
 	}
-	for (dvshare_dev *d : devs)
-		lib.emit(d, DVSHARE_EVENT_PRIMARY_DIED, nullptr, pid);
+	for (const auto &d : devs) {
+		if (clean)
+			note_closed(d.get(), pid);
+		else
+			lib.emit(d.get(), DVSHARE_EVENT_PRIMARY_DIED, nullptr, pid);
+	}
 }
 
 void watch_primary(Fd pidfd)
@@ -119,7 +145,7 @@ void watch_primary(Fd pidfd)
 		return; /* one primary per process */
 	pid_t pid = pidfd_pid(pidfd.get());
 	int err = 0;
-	primary_watch = PidWatch::start(std::move(pidfd), [pid] { on_primary_death(pid); }, &err)
+	primary_watch = PidWatch::start(std::move(pidfd), [pid] { on_primary_gone(pid); }, &err)
 				.release();
 }
 
@@ -159,6 +185,11 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 		DVS_LOG(ERR, "the primary refused the attach: %s", strerror(-rep->status));
 		return rep->status;
 	}
+	if (rep->flags & kRepByeSocket) {
+		if (primary_bye < 0)
+			primary_bye = fds->back().release();
+		fds->pop_back();
+	}
 	watch_primary(std::move(fds->back()));
 	fds->pop_back();
 	dvs::fault_point("attach-reply");
@@ -169,8 +200,15 @@ int on_event(const struct rte_mp_msg *msg, const void *)
 {
 	/* Also for a device not attached yet: global subscribers hear it. */
 	return on_message<EventMsg>(msg, decode_event, "event message", [](const EventMsg &ev) {
-		Library::get().emit(ev.ibdev, static_cast<enum dvshare_event>(ev.event), ev.name,
-				    ev.hdr.pid, false);
+		Library &lib = Library::get();
+		if (ev.event == DVSHARE_EVENT_CLOSED) {
+			std::shared_ptr<dvshare_dev> d = lib.hold(ev.ibdev);
+			if (d != nullptr)
+				note_closed(d.get(), ev.hdr.pid);
+			return;
+		}
+		lib.emit(ev.ibdev, static_cast<enum dvshare_event>(ev.event), ev.name, ev.hdr.pid,
+			 false);
 	});
 }
 
@@ -264,6 +302,11 @@ int ipc_secondary_attach()
 	}
 	std::lock_guard<std::mutex> lock(lib.mu);
 	return static_cast<int>(lib.devices.size());
+}
+
+void ipc_secondary_bye()
+{
+	bye_send(primary_bye);
 }
 
 void ipc_send_detach(const dvshare_dev *dev)

@@ -11,6 +11,7 @@
 
 #include "dvs_log.h"
 #include "ipc.h"
+#include "peers.h"
 
 namespace dvs {
 
@@ -24,9 +25,20 @@ Library::~Library()
 {
 	/* At process exit every process only lets go of its own view: a
 	 * secondary unimports, and a primary destroys nothing either, since its
-	 * secondaries hold the cmd_fd and keep using what they imported. */
-	for (auto &d : devices)
+	 * secondaries hold the cmd_fd and keep using what they imported. A
+	 * primary closes its registries to lookups, and both say goodbye, so
+	 * the other side reads a normal exit rather than a death. */
+	bool ours = getpid() == owner_pid_;
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
+	for (auto &d : devices) {
+		if (ours && primary)
+			d->close_primary();
 		d->abandon();
+	}
+	if (ours && primary)
+		Peers::get().say_bye();
+	else if (ours)
+		ipc_secondary_bye();
 	{
 		std::lock_guard<std::mutex> lock(shells_mu_);
 		exiting_ = true;

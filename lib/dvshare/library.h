@@ -12,6 +12,8 @@
 #include <mutex>
 #include <vector>
 
+#include <unistd.h>
+
 #include "device.h"
 #include "dvshare.h"
 
@@ -61,6 +63,9 @@ public:
 	/* Secondary: the primary's pid once it died, else 0. */
 	pid_t orphaned() const { return orphaned_.load(); }
 	void set_orphaned(pid_t primary) { orphaned_.store(primary); }
+	/* Secondary: the primary's pid once it exited normally, else 0. */
+	pid_t primary_exited() const { return primary_exited_.load(); }
+	void set_primary_exited(pid_t primary) { primary_exited_.store(primary); }
 
 	mutable std::mutex mu;
 	std::vector<std::shared_ptr<dvshare_dev>> devices;
@@ -79,10 +84,14 @@ private:
 	std::vector<std::shared_ptr<EventSub>> subs_;
 	std::condition_variable subs_cv_;
 	std::atomic<pid_t> orphaned_{0};
+	std::atomic<pid_t> primary_exited_{0};
 	/* Closed devices' shells, freed at exit. */
 	std::mutex shells_mu_;
 	std::vector<std::unique_ptr<dvshare_dev>> shells_;
 	bool exiting_ = false;
+	/* The process that made this state: a fork() child exiting says no
+	 * goodbye and closes nothing in its parent's name. */
+	pid_t owner_pid_ = getpid();
 };
 
 } // namespace dvs

@@ -2,19 +2,25 @@
 #include "peers.h"
 
 #include "dvs_log.h"
+#include "goodbye.h"
 #include "library.h"
 
 namespace dvs {
 
+/* Never destroyed: the library's exit-time code (Library::~Library, which
+ * outlives every other dvshare static) still says goodbye through it. */
 Peers &Peers::get()
 {
-	static Peers p;
-	return p;
+	static Peers *p = new Peers;
+	return *p;
 }
 
-int Peers::attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs)
+int Peers::attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs, Fd bye,
+		    bool *fresh)
 {
 	std::unique_ptr<PidWatch> watch;
+
+	*fresh = false;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
 		spent_.clear();
@@ -26,14 +32,16 @@ int Peers::attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::strin
 		}
 	}
 	int err = 0;
-	watch = PidWatch::start(std::move(pidfd), [this, pid] { died(pid); }, &err);
+	watch = PidWatch::start(std::move(pidfd), [this, pid] { gone(pid); }, &err);
 	if (watch == nullptr)
 		return err;
 	std::lock_guard<std::mutex> lock(mu_);
 	Peer &p = peers_[pid];
 	p.uid = uid;
 	p.watch = std::move(watch);
+	p.bye = std::move(bye);
 	p.devices.insert(devs.begin(), devs.end());
+	*fresh = true;
 	return 0;
 }
 
@@ -67,26 +75,41 @@ std::vector<PeerInfo> Peers::list()
 	return out;
 }
 
-/* On the interrupt thread: the peer's pidfd fired. */
-void Peers::died(pid_t pid)
+void Peers::say_bye()
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	for (const auto &[pid, p] : peers_)
+		bye_send(p.bye.get());
+}
+
+/* On the interrupt thread: the peer's pidfd fired. Either way what it
+ * held is reclaimed; a goodbye decides what it is called. */
+void Peers::gone(pid_t pid)
 {
 	std::set<std::string> devs;
+	bool clean;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
 		auto it = peers_.find(pid);
 		if (it == peers_.end())
 			return;
 		devs = std::move(it->second.devices);
+		clean = bye_heard(it->second.bye.get(), pid);
 		spent_.push_back(std::move(it->second.watch));
 		peers_.erase(it);
 	}
-	if (!devs.empty())
+	if (!devs.empty() && clean)
+		DVS_LOG(INFO, "secondary pid %d exited: detached from %zu device(s)", pid,
+			devs.size());
+	else if (!devs.empty())
 		DVS_LOG(NOTICE, "secondary pid %d died attached to %zu device(s): reclaimed", pid,
 			devs.size());
 	Library &lib = Library::get();
 	for (const std::string &d : devs) {
 		lib.peer_gone(d.c_str(), pid);
-		lib.emit(d.c_str(), DVSHARE_EVENT_PEER_DIED, nullptr, pid, true);
+		lib.emit(d.c_str(), clean ? DVSHARE_EVENT_PEER_DETACHED : DVSHARE_EVENT_PEER_DIED,
+			 nullptr, pid, true);
 	}
 }
 

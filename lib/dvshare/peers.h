@@ -2,7 +2,8 @@
 /*
  * The primary's view of its secondaries: who attached to which device,
  * identified by the pidfd each sent with its attach request, and watched
- * through it so a dead secondary is reclaimed at once.
+ * through it so a secondary that is gone is reclaimed at once; its
+ * goodbye socket (goodbye.h) tells a normal exit from a death.
  */
 #ifndef DVS_PEERS_H
 #define DVS_PEERS_H
@@ -30,20 +31,26 @@ class Peers {
 public:
 	static Peers &get();
 
-	/* @pid (owning @pidfd) attached @devs. 0 or -errno. */
-	int attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs);
+	/* @pid (owning @pidfd) attached @devs. A new peer keeps @bye, our end
+	 * of its goodbye socket, and *fresh says so (then the other end is
+	 * sent to it). 0 or -errno. */
+	int attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs, Fd bye,
+		     bool *fresh);
 	void detached(pid_t pid, const std::string &dev);
 	/* Secondaries attached to @dev now. */
 	std::set<pid_t> attached_to(const std::string &dev);
 	std::vector<PeerInfo> list();
+	/* This primary exits normally: tell every secondary. */
+	void say_bye();
 
 private:
 	Peers() = default;
-	void died(pid_t pid);
+	void gone(pid_t pid);
 
 	struct Peer {
 		uid_t uid = 0;
 		std::unique_ptr<PidWatch> watch;
+		Fd bye;
 		std::set<std::string> devices;
 	};
 	std::mutex mu_;

@@ -217,8 +217,9 @@ static void kill_secondary_at(const char *tag, const char *fault, int during_des
 			OK(&s.prim, "create " DEV " obj q0 0 64");
 		} else {
 			kill9(a);
-			/* The primary heard it die (PEER_DIED). */
+			/* The primary heard it die (PEER_DIED), not detach. */
 			CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 6", 1), 1);
+			REPLY_IS(&s.prim, "ok 0", "ev 3");
 		}
 	}
 	survivors_work(&s, b);
@@ -281,6 +282,7 @@ static void kill_primary(const char *tag, int mid_destroy)
 		kill9(&s.prim);
 	}
 	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 7", 1), 1); /* PRIMARY_DIED */
+	REPLY_IS(a, "ok 0", "ev 8");                     /* not CLOSED */
 	/* What was imported keeps working: the cmd_fd keeps it alive. A
 	 * doorbell still reaches the device (an engine of b's own sees it). */
 	OK(b, "engine " DEV);
@@ -418,10 +420,68 @@ static void test_close_is_coordinated(void)
 	/* ...until it lets go; the revoked secondary has REVOKED events. */
 	REPLY_IS(&s.prim, "ok 0 0 0", "closecheck " DEV);
 	CU_ASSERT(ok_num(peer_cmd(a, "ev 5")) >= 4);
-	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " var db1")));
+	/* Told it was a close, not a death; lookups fail with ENODEV. */
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 8", 1), 1);
+	REPLY_IS(a, "ok 0", "ev 7");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " var db1"), "err 19", 6), 0);
 	OK(a, "releaseheld 0");
 	CU_ASSERT_EQUAL(peer_stop(a), 0);
 	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	mp_cleanup(s.prefix);
+}
+
+/* A secondary's normal exit, with or without rte_eal_cleanup(), is a
+ * detach (PEER_DETACHED); one with no exit-time code (_exit, like a kill)
+ * is a death (PEER_DIED). What each held is reclaimed either way. */
+static void test_secondary_exit_vs_death(void)
+{
+	static const char *const ends[] = { "quit", "exit plain", "exit _exit" };
+	struct scene s;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "sexit"), 0);
+	publish_set(&s);
+	for (int i = 0; i < 3; i++) {
+		struct peer *p = secondary(&s, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		REPLY_IS(p, "ok 0", "hold " DEV " var db0");
+		peer_send(p, "%s", ends[i]);
+		CU_ASSERT_EQUAL(peer_wait(p, MP_TIMEOUT_MS), 0);
+		p->pid = 0;
+		/* Two detaches, then one death. */
+		CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 3", i < 2 ? i + 1 : 2), i < 2 ? i + 1 : 2);
+		CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 6", i < 2 ? 0 : 1), i < 2 ? 0 : 1);
+	}
+	REPLY_IS(&s.prim, "ok 0", "peers");
+	/* Nobody is waited for: every holder is reclaimed. */
+	OK(&s.prim, "destroy " DEV " db0 20000");
+	scene_end(&s);
+}
+
+/* A primary's normal exit is a close to its secondaries (CLOSED, not
+ * PRIMARY_DIED): lookups fail with ENODEV, what they imported works on. */
+static void test_primary_exit_is_a_close(void)
+{
+	struct scene s;
+	struct peer *a;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "pexit"), 0);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+	REPLY_IS(a, "ok 1", "hold " DEV " obj q0");
+	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	s.prim.pid = 0;
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 8", 1), 1); /* CLOSED */
+	REPLY_IS(a, "ok 0", "ev 7");                     /* not PRIMARY_DIED */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " var db1"), "err 19", 6), 0);
+	OK(a, "ringheld 0 0 42");
+	REPLY_IS(a, "ok 0 64 0 0", "queryheld 1");
+	OK(a, "releaseheld 0");
+	OK(a, "releaseheld 1");
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(&s), 0);
 	mp_cleanup(s.prefix);
 }
 
@@ -439,6 +499,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_uid_refusal),
 	DVS_TEST(test_registry_write_attempts),
 	DVS_TEST(test_close_is_coordinated),
+	DVS_TEST(test_secondary_exit_vs_death),
+	DVS_TEST(test_primary_exit_is_a_close),
 	DVS_TEST(test_churn),
 	DVS_TEST_END,
 };

@@ -140,7 +140,10 @@ void test_fuzz_messages()
 		}
 		CU_ASSERT_FATAL(out.count <= kDevsPerMsg);
 		CU_ASSERT_FATAL(out.status != 0 || out.start + out.count <= out.total);
-		CU_ASSERT_FATAL(m.num_fds == (out.status == 0 ? static_cast<int>(out.count * 2 + 1) : 0));
+		CU_ASSERT_FATAL((out.flags & ~kRepByeSocket) == 0);
+		CU_ASSERT_FATAL(m.num_fds == (out.status == 0 ? static_cast<int>(out.count * 2 + 1 +
+								     (out.flags & kRepByeSocket))
+							      : 0));
 	}
 }
 

@@ -663,6 +663,8 @@ static int run(char *line)
 			held[x].obj = NULL;
 		}
 		reply("ok");
+	} else if (strcmp(line, "peers") == 0) {
+		reply("ok %d", dvshare_peers(NULL, 0));
 	} else if (strcmp(line, "fdcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/fd", 0));
 	} else if (strcmp(line, "mapcount") == 0) {
@@ -681,7 +683,11 @@ static int run(char *line)
 		else
 			reply("ok");
 	} else if (strcmp(line, "quit") == 0) {
-		return 1;
+		return 1; /* rte_eal_cleanup(), then return from main() */
+	} else if (strcmp(line, "exit plain") == 0) {
+		exit(0); /* a normal exit without rte_eal_cleanup() */
+	} else if (strcmp(line, "exit _exit") == 0) {
+		_exit(0); /* no exit-time code: a death, to dvshare */
 	} else {
 		reply("err %d unknown command: %s", EINVAL, line);
 	}

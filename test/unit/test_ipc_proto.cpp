@@ -5,10 +5,12 @@
 #include <cstring>
 #include <string>
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "dvs_cunit.h"
 #include "dvshare.h"
+#include "goodbye.h"
 #include "ipc_proto.h"
 #include "registry_layout.h"
 
@@ -97,6 +99,20 @@ void test_attach_rep_counts()
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
 	m.num_fds = 4;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	/* A new peer's answer also carries its goodbye socket. */
+	rep.flags = kRepByeSocket;
+	mp_pack(&m, kActAttach, rep);
+	m.num_fds = 6;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
+	m.num_fds = 5;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.flags = 2; /* a flag this release does not know */
+	mp_pack(&m, kActAttach, rep);
+	m.num_fds = 5;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.flags = 0;
+	/* Three devices, the pidfd and the socket fill a message exactly. */
+	CU_ASSERT_EQUAL(kDevsPerMsg * 2 + 2, static_cast<uint32_t>(RTE_MP_MAX_FD_NUM));
 	rep.count = kDevsPerMsg + 1; /* more than fit in a message */
 	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 8;
@@ -119,6 +135,29 @@ void test_attach_rep_counts()
 	rep.count = 1; /* a refusal naming devices */
 	mp_pack(&m, kActAttach, rep);
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+}
+
+/* The goodbye socket: only the named peer's own goodbye counts, once. */
+void test_goodbye()
+{
+	Fd mine, theirs;
+	char junk[sizeof(ByeMsg)] = {};
+
+	CU_ASSERT_EQUAL_FATAL(bye_pair(&mine, &theirs), 0);
+	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid())); /* nothing said yet */
+	bye_send(theirs.get());
+	CU_ASSERT_TRUE(bye_heard(mine.get(), getpid()));
+	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid())); /* read once */
+	bye_send(theirs.get());
+	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid() + 1)); /* another pid's */
+	CU_ASSERT_EQUAL(send(theirs.get(), junk, sizeof(junk), 0), static_cast<ssize_t>(sizeof(junk)));
+	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid())); /* not a goodbye */
+	/* Queued before the writer closed its end: still heard after. */
+	bye_send(theirs.get());
+	theirs.reset();
+	CU_ASSERT_TRUE(bye_heard(mine.get(), getpid()));
+	bye_send(-1); /* no socket: nothing to do */
+	CU_ASSERT_FALSE(bye_heard(-1, getpid()));
 }
 
 void test_event_and_detach_strings()
@@ -193,6 +232,7 @@ const dvs_test_case cases[] = {
 	DVS_TEST(test_attach_rep_counts),
 	DVS_TEST(test_event_and_detach_strings),
 	DVS_TEST(test_revoke_messages),
+	DVS_TEST(test_goodbye),
 	DVS_TEST_END,
 };
 

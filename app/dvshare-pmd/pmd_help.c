@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the user reads about the program: "help" and its sections (as
+ * testpmd's), the one-line usage after bad arguments, --help and
+ * --version. One table per kind of text, so help, usage and error lines
+ * never disagree; doc/pmd.md and doc/man/dvshare-pmd.1 follow them and
+ * the pmd test checks they do.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dvshare.h"
+#include "pmd.h"
+
+enum {
+	S_SHOW = 1 << 0,
+	S_OBJECTS = 1 << 1,
+	S_DOORBELLS = 1 << 2,
+	S_QUEUES = 1 << 3,
+	S_SESSION = 1 << 4,
+};
+
+static const struct section {
+	const char *name;
+	unsigned int bit;
+	const char *what;
+} sections[] = {
+	{ "show", S_SHOW, "devices, objects, peers, the engine, counters, capabilities" },
+	{ "objects", S_OBJECTS, "make, publish and destroy objects; their metadata" },
+	{ "doorbells", S_DOORBELLS, "ring VAR pages; what the device saw" },
+	{ "queues", S_QUEUES, "VIRTIO_NET_Qs and flow counters: make, query, modify" },
+	{ "session", S_SESSION, "help and quit" },
+	{ "all", ~0u, "every command" },
+};
+
+/* Every command once, in the order "help all" lists them. */
+static const struct cmd_doc {
+	const char *syntax;
+	const char *what;
+	unsigned int sections;
+} cmds[] = {
+	{ "show device info [dev|all]", "the devices shared (primary) or attached (secondary), "
+	  "all of them or one: role, provider, objects of each kind, engine", S_SHOW },
+	{ "show devices", "alias of \"show device info\"", S_SHOW },
+	{ "show objects [dev]", "published objects of every device, or of one: type, id, size, "
+	  "metadata", S_SHOW },
+	{ "show peers", "primary: the attached secondaries (pid, uid, devices); secondary: "
+	  "whether the primary lives", S_SHOW },
+	{ "show engine", "per device, whether the software device's engine runs; per VAR page, "
+	  "the doorbells it saw and the last value", S_SHOW | S_DOORBELLS },
+	{ "stats", "this process's dvshare counters", S_SHOW },
+	{ "caps <dev>", "the device's capabilities (QUERY_HCA_CAP through this process's "
+	  "context): object types, doorbell offset, queue and UMEM parameters", S_SHOW },
+	{ "var alloc <dev> <name>", "allocate and publish a VAR page (primary)", S_OBJECTS },
+	{ "obj create <dev> <name> <qidx> <qsize>", "create and publish a VIRTIO_NET_Q with its "
+	  "PD and UMEMs (primary)", S_OBJECTS | S_QUEUES },
+	{ "counter create <dev> <name>", "create and publish a flow counter (primary)",
+	  S_OBJECTS | S_QUEUES },
+	{ "umem reg <dev> <name> <size>", "register and publish memory (primary)", S_OBJECTS },
+	{ "destroy <dev> <name> [timeout_ms]", "coordinated destroy (primary; default 2000 ms)",
+	  S_OBJECTS },
+	{ "meta set <dev> <name> <text>", "set an object's application metadata (primary)",
+	  S_OBJECTS },
+	{ "meta get <dev> <name>", "print an object's application metadata", S_OBJECTS },
+	{ "ring <var> <value> [count [interval_us]]", "doorbells through dvshare_doorbell32() at "
+	  "the VAR's doorbell register; the value is a queue index", S_DOORBELLS },
+	{ "query <obj>", "query a VIRTIO_NET_Q (index, size, state, ring indexes, pd) or read a "
+	  "flow counter, through this process's context", S_QUEUES },
+	{ "modify <obj> <init|rdy|suspend|err>", "change a queue's state (RDY needs a "
+	  "guest-memory mkey, which this command does not set)", S_QUEUES },
+	{ "modify <obj> <avail|used> <n>", "set a queue's hardware available or used index",
+	  S_QUEUES },
+	{ "help [show|objects|doorbells|queues|session|all]", "the sections, or one section's "
+	  "commands", S_SESSION },
+	{ "quit", "leave (the primary closes its devices with the destroy protocol)", S_SESSION },
+};
+
+#define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+#define COLUMNS 79
+
+/* "  <left padded to @width>  <text>", the text wrapped at COLUMNS under
+ * itself; a left part too wide for that gets the text on the next line. */
+static void print_entry(const char *left, int width, const char *text)
+{
+	int indent = 2 + width + 2, col;
+
+	if ((int)strlen(left) > width)
+		printf("  %s\n%*s", left, indent, "");
+	else
+		printf("  %-*s  ", width, left);
+	col = indent;
+	while (*text != '\0') {
+		int w = (int)strcspn(text, " ");
+
+		if (col > indent && col + 1 + w > COLUMNS) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", w, text);
+		col += w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+#define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+static void print_cmds(unsigned int bits)
+{
+	int width = 0;
+
+	for (size_t i = 0; i < N_CMDS; i++)
+		if ((cmds[i].sections & bits) != 0 && (int)strlen(cmds[i].syntax) > width)
+			width = (int)strlen(cmds[i].syntax);
+	/* Longer syntaxes get their text on the next line. */
+	width = width < 38 ? width : 38;
+	for (size_t i = 0; i < N_CMDS; i++)
+		if ((cmds[i].sections & bits) != 0)
+			print_entry(cmds[i].syntax, width, cmds[i].what);
+}
+
+void pmd_help(const char *section)
+{
+	if (section == NULL) {
+		printf("help is available for these sections:\n");
+		for (size_t i = 0; i < N_SECTIONS; i++)
+			printf("  help %-10s %s\n", sections[i].name, sections[i].what);
+		printf("TAB completes commands, device names and object names; \"?\" lists\n"
+		       "what can come next; the arrows walk the history.\n");
+		return;
+	}
+	for (size_t i = 0; i < N_SECTIONS; i++) {
+		if (strcmp(section, sections[i].name) == 0) {
+			printf("%s: %s\n", sections[i].name, sections[i].what);
+			print_cmds(sections[i].bit);
+		}
+	}
+}
+
+/* Commands are told apart by their first word: "show", "ring", ... */
+int pmd_usage_of(const char *line, char *buf, size_t len)
+{
+	size_t w = strcspn(line, " \t\r\n#"), used = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_CMDS && w > 0; i++) {
+		const char *s = cmds[i].syntax;
+
+		if (strncmp(s, line, w) != 0 || (s[w] != ' ' && s[w] != '\0'))
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 n++ != 0 ? " | " : "", s);
+	}
+	return n;
+}
+
+static const struct opt_doc {
+	const char *opt;
+	const char *what;
+} opts[] = {
+	{ "--dev NAME", "share device NAME (primary; simN or an mlx5 ibdev; in a secondary, one "
+	  "the primary shares); repeatable; the options below up to --engine act on the last "
+	  "--dev" },
+	{ "--var NAME", "allocate and publish a VAR doorbell page" },
+	{ "--virtq NAME:QIDX:QSIZE[:META]", "create and publish a VIRTIO_NET_Q (in INIT, on the "
+	  "device's PD \"pd\", with UMEMs NAME.umem1..3 sized from the device's caps), with "
+	  "optional metadata text" },
+	{ "--umem NAME:SIZE", "register SIZE bytes as a UMEM and publish it" },
+	{ "--counter NAME", "create and publish a flow counter" },
+	{ "--engine", "start the software device engine of the last --dev as a DPDK service (on "
+	  "the first service lcore, -s; else \"show engine\" runs it); once per device" },
+	{ "--cmd LINE", "run a command; repeatable, in order with --cmdline-file" },
+	{ "--cmdline-file FILE", "run the commands in FILE, one a line (# starts a comment); "
+	  "alias --cmdfile" },
+	{ "-i, --interactive", "then give the prompt" },
+	{ "--stdin", "then read commands from standard input, one a line" },
+	{ "--quiet", "fewer log messages" },
+	{ "-h, --help", "print the options and exit" },
+	{ "--version", "print the version and exit" },
+};
+
+void pmd_usage(const char *prog)
+{
+	const char *base = strrchr(prog, '/');
+
+	base = base != NULL ? base + 1 : prog;
+	printf("usage: %s [EAL options] -- [options]\n\n"
+	       "EAL options (-l, -s, --file-prefix, --proc-type, ...) come before \"--\";\n"
+	       "\"%s -h\" lists them. The options below come after \"--\"; the setup\n"
+	       "options (--dev to --engine) run in the order given.\n\n", base, base);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		print_entry(opts[i].opt, 30, opts[i].what);
+	printf("\nWithout --cmd, --cmdline-file or --stdin: a prompt on a terminal, else\n"
+	       "commands from standard input; \"help\" lists the commands. The exit status\n"
+	       "is 1 when anything failed (\"bye: <n> failed command(s)\"), else 0.\n");
+}
+
+void pmd_print_version(void)
+{
+	printf("dvshare-pmd %d.%d.%d\n", DVSHARE_VERSION_MAJOR, DVSHARE_VERSION_MINOR,
+	       DVSHARE_VERSION_PATCH);
+}
