@@ -9,7 +9,7 @@
  *   kCtlOff          UfileHdr: lock, counters, identity
  *   + kTableOff      Kobj[kSlots]: the uverbs object table, by handle
  *   + kPagesOff      PageState[kVarPages]: VAR page bookkeeping
- *   + kMapsOff       MapRec[kVarPages][kMapsPerPage]: who maps each page
+ *   + kMapsOff       MapRec[kMapsPerPage][kVarPages]: who maps each page
  *
  * The sim's own view of the file is one mapping from offset 0 of the
  * whole file; an application's VAR mapping never starts at offset 0,
@@ -27,7 +27,7 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 2;
+constexpr uint32_t kLayoutVersion = 3;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;

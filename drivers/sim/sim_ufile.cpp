@@ -201,11 +201,11 @@ PageState &Ufile::page(uint32_t page_id) const
 	return reinterpret_cast<PageState *>(ctl + kPagesOff)[page_id];
 }
 
-MapRec *Ufile::maps(uint32_t page_id) const
+MapRec &Ufile::map_rec(uint32_t page_id, uint32_t i) const
 {
 	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
 
-	return reinterpret_cast<MapRec *>(ctl + kMapsOff) + static_cast<size_t>(page_id) * kMapsPerPage;
+	return reinterpret_cast<MapRec *>(ctl + kMapsOff)[static_cast<size_t>(i) * kVarPages + page_id];
 }
 
 uint32_t *Ufile::var_words(uint32_t page_id) const

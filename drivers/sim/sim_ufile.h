@@ -43,7 +43,10 @@ public:
 	UfileHdr *hdr() const { return hdr_; }
 	HandleTable table() const;
 	PageState &page(uint32_t page_id) const;
-	MapRec *maps(uint32_t page_id) const;
+	/* Record @i of VAR page @page_id. Record-major: record i of every
+	 * page is contiguous, so a process mapping many pages (each usually
+	 * mapped by few) touches few pages of the table, not one per VAR. */
+	MapRec &map_rec(uint32_t page_id, uint32_t i) const;
 	/* Map the VAR area if this process has not yet (thread-safe,
 	 * idempotent). Returns 0 or a negative errno. */
 	int map_var_area() const;

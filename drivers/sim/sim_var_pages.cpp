@@ -118,13 +118,14 @@ private:
 bool page_unmapped(const Ufile &u, uint32_t page_id, ProcMaps &pm)
 {
 	PageState &ps = u.page(page_id);
-	MapRec *recs = u.maps(page_id);
 	const uint64_t off = var_mmap_off(page_id);
 	uint32_t kept = 0;
 
-	for (uint32_t i = 0; i < ps.nmaps; i++)
-		if (pm.maps_at(recs[i].pid, recs[i].addr, off))
-			recs[kept++] = recs[i];
+	for (uint32_t i = 0; i < ps.nmaps; i++) {
+		const MapRec r = u.map_rec(page_id, i);
+		if (pm.maps_at(r.pid, r.addr, off))
+			u.map_rec(page_id, kept++) = r;
+	}
 	ps.nmaps = kept;
 	if (ps.maps_lost != 0 && kept == 0 && !pm.anyone_maps(off))
 		ps.maps_lost = 0;
@@ -136,7 +137,7 @@ void add_record(const Ufile &u, uint32_t page_id, int32_t pid, uint64_t addr)
 	PageState &ps = u.page(page_id);
 
 	if (ps.nmaps < kMapsPerPage)
-		u.maps(page_id)[ps.nmaps++] = { pid, 0, addr };
+		u.map_rec(page_id, ps.nmaps++) = { pid, 0, addr };
 	else
 		ps.maps_lost = 1; /* reclaim then asks every process */
 }
@@ -155,7 +156,7 @@ void flag_forked_pages()
 		for (uint32_t p = 0; p < kVarPages; p++) {
 			PageState &ps = u.page(p);
 			for (uint32_t i = 0; i < ps.nmaps; i++)
-				if (u.maps(p)[i].pid == self)
+				if (u.map_rec(p, i).pid == self)
 					ps.maps_lost = 1;
 		}
 	});
@@ -227,7 +228,22 @@ void release_page(const Ufile &u, uint32_t page_id)
 
 void record_mapping(const Ufile &u, uint32_t page_id, const void *addr)
 {
-	add_record(u, page_id, getpid(), reinterpret_cast<uintptr_t>(addr));
+	add_record(u, page_id, self_pid(), reinterpret_cast<uintptr_t>(addr));
+}
+
+/* getpid() is a system call (glibc caches nothing): one per VAR mapping
+ * showed in attach profiles. The cache is reset in every fork child. */
+std::atomic<int32_t> cached_pid{0};
+
+int32_t self_pid()
+{
+	int32_t pid = cached_pid.load(std::memory_order_relaxed);
+
+	if (pid == 0) {
+		pid = getpid();
+		cached_pid.store(pid, std::memory_order_relaxed);
+	}
+	return pid;
 }
 
 void track_forks()
@@ -235,7 +251,10 @@ void track_forks()
 	static std::once_flag once;
 
 	std::call_once(once, [] {
-		pthread_atfork(flag_forked_pages, Ufile::unlock_all, Ufile::unlock_all);
+		pthread_atfork(flag_forked_pages, Ufile::unlock_all, [] {
+			cached_pid.store(0, std::memory_order_relaxed);
+			Ufile::unlock_all();
+		});
 	});
 }
 

@@ -32,6 +32,9 @@ void release_page(const Ufile &u, uint32_t page_id);
 int page_of_offset(uint64_t off);
 
 /* Remember that this process mapped @page_id at @addr. */
+/* This process's pid, without a system call after the first. */
+int32_t self_pid();
+
 void record_mapping(const Ufile &u, uint32_t page_id, const void *addr);
 
 /* Return freed pages nobody maps any more to the pool. Returns the number

@@ -49,7 +49,6 @@ void dvshare_dev::teardown()
 	ctx_ = nullptr;
 	reg_ = dvs::Registry();
 	store_.clear();
-	view_.reset();
 }
 
 void dvshare_dev::drop_handles(enum dvshare_type type)
@@ -62,13 +61,12 @@ void dvshare_dev::drop_handles(enum dvshare_type type)
 		h->let_go();
 		return true;
 	};
-	for (size_t s = 0; s < store_.size(); s++) {
-		if (store_[s] != nullptr && store_[s]->type == type) {
-			view_[s].store(nullptr, std::memory_order_release);
-			if (keep(store_[s]))
-				retired_.push_back(std::move(store_[s]));
-			store_[s].reset();
-		}
+	for (uint32_t s : store_.slots()) {
+		if (store_.get(s)->type != type)
+			continue;
+		std::unique_ptr<Handle> h = store_.take(s);
+		if (h != nullptr && keep(h))
+			retired_.push_back(std::move(h));
 	}
 	std::erase_if(retired_, [&](auto &h) { return h->type == type && !keep(h); });
 }
@@ -118,9 +116,7 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 		DVS_LOG(ERR, "%s: cannot create registry: %s", name_.c_str(), strerror(-rc));
 		return rc;
 	}
-	store_.resize(reg_.nslots());
-	view_ = std::make_unique<std::atomic<Handle *>[]>(reg_.nslots());
-	return 0;
+	return store_.init(reg_.nslots());
 }
 
 /* Each failure has its own errno and a whole message: ENOENT (rdma-core
@@ -210,7 +206,7 @@ int dvshare_dev::map_var(dvshare_var *v)
 
 Handle *dvshare_dev::handle_at(uint32_t slot, uint32_t gen) const
 {
-	Handle *h = view_[slot].load(std::memory_order_seq_cst);
+	Handle *h = store_.view(slot);
 
 	return h != nullptr && h->gen == gen && !h->revoked.load() ? h : nullptr;
 }
@@ -226,9 +222,7 @@ void dvshare_dev::abandon()
 {
 	std::lock_guard<std::mutex> lock(ctl_);
 
-	for (auto &h : store_)
-		if (h != nullptr)
-			h->owner = false;
+	store_.for_each([](Handle &h) { h.owner = false; });
 	for (auto &h : retired_)
 		h->owner = false;
 	/* EAL cleanup has already freed the service library's state. */

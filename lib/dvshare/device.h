@@ -22,6 +22,7 @@
 #include "dvshare.h"
 #include "engine_service.h"
 #include "handles.h"
+#include "slot_store.h"
 #include "registry.h"
 
 struct dvshare_dev {
@@ -138,8 +139,7 @@ private:
 	dvs::Registry reg_;
 	std::mutex ctl_; /* serialises registry writes and imports */
 	/* Per registry slot: the handle (owned here) and a lock-free view. */
-	std::vector<std::unique_ptr<dvs::Handle>> store_;
-	std::unique_ptr<std::atomic<dvs::Handle *>[]> view_;
+	dvs::SlotStore store_;
 	/* Revoked handles, freed once unreferenced and unreachable. */
 	std::vector<std::unique_ptr<dvs::Handle>> retired_;
 	/* Lookups between reading view_ and taking a reference: a retired

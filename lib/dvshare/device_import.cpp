@@ -113,10 +113,9 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 	h->gen = e.gen;
 	snprintf(h->name, sizeof(h->name), "%s", e.name);
 	*out = h.get();
-	if (store_[slot] != nullptr)
+	if (store_.get(slot) != nullptr)
 		let_go_locked(slot); /* a stale import of the slot's old object */
-	store_[slot] = std::move(h);
-	view_[slot].store(*out, std::memory_order_release);
+	store_.put(slot, std::move(h));
 	imported_++;
 	dvs::Library::get().stats.imports++;
 	return 0;
@@ -164,8 +163,12 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 	if (d->ctx_ == nullptr)
 		return -errno;
 	d->owns_ctx_ = true;
-	d->store_.resize(d->reg_.nslots());
-	d->view_ = std::make_unique<std::atomic<Handle *>[]>(d->reg_.nslots());
+	rc = d->store_.init(d->reg_.nslots());
+	if (rc != 0) {
+		*why = "no memory for the device's handles";
+		return rc;
+	}
+	d->reg_.prefault();
 	for (uint32_t s = d->reg_.next_used(0); s < d->reg_.nslots(); s = d->reg_.next_used(s + 1)) {
 		RegEntry e;
 		Handle *hd;
@@ -190,8 +193,8 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 
 Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 {
-	RegEntry snap;
-	uint32_t slot;
+	uint32_t slot, gen, found_type;
+	size_t len = name != nullptr ? strnlen(name, DVSHARE_NAME_MAX) : 0;
 	int rc = dvs::check_name(name);
 
 	if (rc != 0)
@@ -204,20 +207,21 @@ Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 			dvs::Library::get().orphaned());
 		return dvs::fail_null<Handle>(ENOTCONN);
 	}
-	rc = reg_.find(name, &snap, &slot);
+	/* The common case: a probe that compares in place, then a reference.
+	 * The in-flight count keeps a handle being revoked meanwhile from
+	 * being freed under us. */
+	rc = reg_.locate(name, len, &slot, &gen, &found_type);
 	if (rc != 0)
 		return dvs::fail_null<Handle>(-rc);
-	if (snap.type != static_cast<uint32_t>(type))
+	if (found_type != static_cast<uint32_t>(type))
 		return dvs::fail_null<Handle>(ENOENT);
-	/* The common case: a memory read and a reference. The in-flight count
-	 * keeps a handle being revoked meanwhile from being freed under us. */
 	lookups_in_flight_.fetch_add(1, std::memory_order_seq_cst);
-	Handle *h = handle_at(slot, snap.gen);
+	Handle *h = handle_at(slot, gen);
 	if (h != nullptr)
 		h->get();
 	lookups_in_flight_.fetch_sub(1, std::memory_order_release);
 	if (h == nullptr)
-		h = lookup_slow(name, slot, snap.gen);
+		h = lookup_slow(name, slot, gen);
 	if (h != nullptr)
 		dvs::Library::get().stats.lookups.fetch_add(1, std::memory_order_relaxed);
 	return h;
@@ -295,14 +299,13 @@ void dvshare_dev::revalidate()
 {
 	std::lock_guard<std::mutex> lock(ctl_);
 
-	for (uint32_t s = 0; s < store_.size(); s++) {
+	for (uint32_t s : store_.slots()) {
 		RegEntry e;
-		if (store_[s] == nullptr)
-			continue;
+		const Handle *h = store_.get(s);
 		if (reg_.read(s, &e) != 0 || e.state != static_cast<uint32_t>(EntryState::Live) ||
-		    e.gen != store_[s]->gen) {
+		    e.gen != h->gen) {
 			DVS_LOG(INFO, "%s: %s was revoked while attaching: let go", name_.c_str(),
-				store_[s]->name);
+				h->name);
 			let_go_locked(s);
 		}
 	}

@@ -63,10 +63,9 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
 		raw->gen = snap.gen;
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
 		raw->get();
-		if (store_[slot] != nullptr)
+		if (store_.get(slot) != nullptr)
 			let_go_locked(slot); /* a stale import of the slot's old object */
-		store_[slot] = std::move(h);
-		view_[slot].store(raw, std::memory_order_release);
+		store_.put(slot, std::move(h));
 	}
 	dvs::Library::get().stats.published++;
 	dvs::ipc_announce(this, DVSHARE_EVENT_PUBLISHED, raw->name);
@@ -127,18 +126,19 @@ dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags)
 bool dvshare_dev::holds(const void *dv)
 {
 	std::lock_guard<std::mutex> lock(ctl_);
-	auto same = [dv](const std::unique_ptr<dvs::Handle> &h) {
-		if (h == nullptr || !h->owner)
+	auto same = [dv](const dvs::Handle &h) {
+		if (!h.owner)
 			return false;
-		if (h->type == DVSHARE_TYPE_VAR)
-			return static_cast<const dvshare_var *>(h.get())->dv == dv;
-		if (h->type == DVSHARE_TYPE_OBJ)
-			return static_cast<const dvshare_obj *>(h.get())->dv == dv;
+		if (h.type == DVSHARE_TYPE_VAR)
+			return static_cast<const dvshare_var &>(h).dv == dv;
+		if (h.type == DVSHARE_TYPE_OBJ)
+			return static_cast<const dvshare_obj &>(h).dv == dv;
 		return false;
 	};
 
-	return std::any_of(store_.begin(), store_.end(), same) ||
-	       std::any_of(retired_.begin(), retired_.end(), same);
+	return store_.any_of(same) ||
+	       std::any_of(retired_.begin(), retired_.end(),
+			   [&](const std::unique_ptr<dvs::Handle> &h) { return same(*h); });
 }
 
 dvshare_var *dvshare_dev::var_publish(const char *name, struct mlx5dv_var *dv)

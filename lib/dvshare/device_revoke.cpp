@@ -61,11 +61,10 @@ int dvshare_dev::kill_kernel_object(Handle *h)
 
 void dvshare_dev::let_go_locked(uint32_t slot)
 {
-	std::unique_ptr<Handle> h = std::move(store_[slot]);
+	std::unique_ptr<Handle> h = store_.take(slot);
 
 	if (h == nullptr)
 		return;
-	view_[slot].store(nullptr, std::memory_order_seq_cst);
 	h->revoked.store(true);
 	dvs::Library::get().stats.revoked++;
 	/* A VAR is fenced now; objects and UMEMs are refused from now on
@@ -158,7 +157,7 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (rc == 0)
-			rc = kill_kernel_object(store_[slot].get());
+			rc = kill_kernel_object(store_.get(slot));
 		else
 			DVS_LOG(ERR, "%s: destroy of %s called off: pid(s) %s did not let go within %u ms",
 				name_.c_str(), name, pid_list(missing).c_str(), timeout_ms);
@@ -220,7 +219,7 @@ bool dvshare_dev::revoke_local(uint32_t slot, uint32_t gen, uint32_t revoke_id,
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (!still_asked())
 			return false; /* called off while the application looked */
-		if (store_[slot] != nullptr && store_[slot]->gen == gen)
+		if (store_.get(slot) != nullptr && store_.get(slot)->gen == gen)
 			let_go_locked(slot);
 	}
 	dvs::fault_point("revoke-fence");

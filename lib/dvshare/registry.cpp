@@ -183,6 +183,36 @@ int Registry::attach(Fd fd, std::string *why)
 	return 0;
 }
 
+void Registry::prefault() const
+{
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+	const uintptr_t base = reinterpret_cast<uintptr_t>(entries());
+	const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+	uintptr_t run_lo = 0, run_hi = 0; /* pages [run_lo, run_hi) to populate */
+
+	/* Only the pages holding used slots: the rest may never have been
+	 * written, and populating them would allocate them. */
+	for (uint32_t s = next_used(0); s <= nslots(); s = s < nslots() ? next_used(s + 1) : s + 1) {
+		uintptr_t lo = 0, hi = 0;
+		if (s < nslots()) {
+			lo = (base + static_cast<uintptr_t>(s) * sizeof(RegEntry)) & ~(page - 1);
+			hi = (base + static_cast<uintptr_t>(s + 1) * sizeof(RegEntry) + page - 1) &
+			     ~(page - 1);
+		}
+		if (s < nslots() && run_hi != 0 && lo <= run_hi) {
+			run_hi = std::max(run_hi, hi);
+			continue;
+		}
+		if (run_hi != 0)
+			(void)madvise(reinterpret_cast<void *>(run_lo), run_hi - run_lo,
+				      MADV_POPULATE_READ);
+		run_lo = lo;
+		run_hi = hi;
+	}
+}
+
 bool Registry::closed() const
 {
 	return __atomic_load_n(&hdr()->closed, __ATOMIC_ACQUIRE) != 0;
@@ -257,6 +287,50 @@ int Registry::find(const char *name, RegEntry *snap, uint32_t *slot) const
 		if (snap->state == static_cast<uint32_t>(EntryState::Live) && snap->hash == hash &&
 		    strcmp(snap->name, name) == 0) {
 			*slot = s;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int Registry::locate(const char *name, size_t len, uint32_t *slot, uint32_t *gen,
+		     uint32_t *type) const
+{
+	const RegHeader *h = hdr();
+	const uint32_t mask = h->nslots - 1;
+	const uint32_t hash = name_hash(name);
+	const uint32_t probes = __atomic_load_n(&h->max_probe, __ATOMIC_ACQUIRE) + 1;
+	const RegEntry *ents = entries();
+
+	for (uint32_t i = 0; i < probes && i <= mask; i++) {
+		const uint32_t s = (hash + i) & mask;
+		const RegEntry &e = ents[s];
+		int tries = 0;
+		for (;; rte_pause()) {
+			uint32_t s1 = load_seq(e);
+			if (s1 & 1) {
+				if (++tries == 100000)
+					return -EAGAIN; /* a writer that died mid-write */
+				continue;
+			}
+			const uint32_t state = __atomic_load_n(&e.state, __ATOMIC_RELAXED);
+			const bool match = state == static_cast<uint32_t>(EntryState::Live) &&
+					   __atomic_load_n(&e.hash, __ATOMIC_RELAXED) == hash &&
+					   memcmp(e.name, name, len + 1) == 0;
+			const uint32_t g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
+			const uint32_t t = __atomic_load_n(&e.type, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1)
+				continue; /* torn: read again */
+			if (state == static_cast<uint32_t>(EntryState::Empty))
+				return -ENOENT;
+			if (!match)
+				break;
+			if (t < DVSHARE_TYPE_VAR || t > DVSHARE_TYPE_UMEM)
+				return -EBADMSG;
+			*slot = s;
+			*gen = g;
+			*type = t;
 			return 0;
 		}
 	}

@@ -48,12 +48,21 @@ public:
 	/* Read-only fd on the registry for a secondary (primary only). */
 	int ro_fd() const { return ro_fd_.get(); }
 	bool closed() const;
+	/* Fault the whole mapping in with one call (MADV_POPULATE_READ) before
+	 * walking every entry: one fault per page costs several times more.
+	 * Best effort: a kernel without it faults page by page as before. */
+	void prefault() const;
 
 	/* Seqlocked copy of slot @slot. 0, or -EAGAIN when the writer never
 	 * finished (a dead primary) or -EBADMSG when the copy is corrupt. */
 	int read(uint32_t slot, RegEntry *snap) const;
 	/* Find a live entry by name: 0 with the copy and slot, or -ENOENT. */
 	int find(const char *name, RegEntry *snap, uint32_t *slot) const;
+	/* The lookup hot path: find a live entry by name (@len = strlen)
+	 * comparing in place under the seqlock, no copy. 0 with its slot,
+	 * generation and type; -ENOENT; -EAGAIN/-EBADMSG as read(). */
+	int locate(const char *name, size_t len, uint32_t *slot, uint32_t *gen,
+		   uint32_t *type) const;
 	/* First slot >= @from ever taken, or nslots(): walk with
 	 * for (s = next_used(0); s < nslots(); s = next_used(s + 1)). */
 	uint32_t next_used(uint32_t from) const;

@@ -72,6 +72,46 @@ void test_insert_find()
 	CU_ASSERT_EQUAL(r.hdr()->export_umem, 8u);
 }
 
+/* locate(), the lookup hot path, agrees with find() without copying:
+ * exact names only, live entries only, across tombstones. */
+void test_locate()
+{
+	Registry r;
+	RegEntry snap;
+	uint32_t slot, s2, gen, type;
+	char n[16];
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 32, kDbOffset), 0);
+	for (int i = 0; i < 32; i++) {
+		snprintf(n, sizeof(n), "l%d", i);
+		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n, 1 + i % 3), &slot), 0);
+	}
+	for (int i = 0; i < 32; i++) {
+		snprintf(n, sizeof(n), "l%d", i);
+		CU_ASSERT_EQUAL(r.find(n, &snap, &s2), 0);
+		CU_ASSERT_EQUAL(r.locate(n, strlen(n), &slot, &gen, &type), 0);
+		CU_ASSERT_EQUAL(slot, s2);
+		CU_ASSERT_EQUAL(gen, snap.gen);
+		CU_ASSERT_EQUAL(type, (uint32_t)(1 + i % 3));
+	}
+	/* A prefix or an extension of a name is another name. */
+	CU_ASSERT_EQUAL(r.locate("l", 1, &slot, &gen, &type), -ENOENT);
+	CU_ASSERT_EQUAL(r.locate("l10x", 4, &slot, &gen, &type), -ENOENT);
+	/* Gone or being destroyed: not found; a later live entry still is. */
+	CU_ASSERT_EQUAL(r.find("l3", &snap, &s2), 0);
+	r.remove(s2);
+	CU_ASSERT_EQUAL(r.locate("l3", 2, &slot, &gen, &type), -ENOENT);
+	CU_ASSERT_EQUAL(r.find("l4", &snap, &s2), 0);
+	r.set_revoking(s2, 1);
+	CU_ASSERT_EQUAL(r.locate("l4", 2, &slot, &gen, &type), -ENOENT);
+	r.set_live(s2);
+	CU_ASSERT_EQUAL(r.locate("l4", 2, &slot, &gen, &type), 0);
+	for (int i = 5; i < 32; i++) {
+		snprintf(n, sizeof(n), "l%d", i);
+		CU_ASSERT_EQUAL(r.locate(n, strlen(n), &slot, &gen, &type), 0);
+	}
+}
+
 /* The used-slot walk visits exactly the slots ever taken. */
 void test_used_walk()
 {
@@ -369,6 +409,7 @@ void test_validate_entry()
 const dvs_test_case cases[] = {
 	DVS_TEST(test_check_name),
 	DVS_TEST(test_insert_find),
+	DVS_TEST(test_locate),
 	DVS_TEST(test_used_walk),
 	DVS_TEST(test_capacity),
 	DVS_TEST(test_tombstones),
