@@ -22,6 +22,7 @@
 #include "dvshare.h"
 #include "engine_service.h"
 #include "handles.h"
+#include "attach_mode.h"
 #include "slot_store.h"
 #include "registry.h"
 
@@ -34,8 +35,8 @@ public:
 			 std::unique_ptr<dvshare_dev> *out);
 	/* Secondary: import the primary's device from its cmd_fd and registry
 	 * fd, and import every published object. Takes both fds. */
-	static int attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_dev> *out,
-			  std::string *why);
+	static int attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy &policy,
+			  std::unique_ptr<dvshare_dev> *out, std::string *why);
 
 	~dvshare_dev();
 	dvshare_dev(const dvshare_dev &) = delete;

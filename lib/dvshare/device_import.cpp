@@ -118,11 +118,13 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 	store_.put(slot, std::move(h));
 	imported_++;
 	dvs::Library::get().stats.imports++;
+	/* After each import, inside the attach or at a lazy first lookup. */
+	dvs::fault_point("attach-import");
 	return 0;
 }
 
-int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_dev> *out,
-			std::string *why)
+int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy &policy,
+			std::unique_ptr<dvshare_dev> *out, std::string *why)
 {
 	std::unique_ptr<dvshare_dev> d(new dvshare_dev());
 	char err[DVS_GLUE_ERR_MAX] = "";
@@ -168,6 +170,12 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 		*why = "no memory for the device's handles";
 		return rc;
 	}
+	/* Lazy: nothing more now; each object is imported at its first
+	 * lookup (lookup_slow), in O(1) whatever the registry holds. */
+	if (!policy.walks()) {
+		*out = std::move(d);
+		return 0;
+	}
 	d->reg_.prefault();
 	for (uint32_t s = d->reg_.next_used(0); s < d->reg_.nslots(); s = d->reg_.next_used(s + 1)) {
 		RegEntry e;
@@ -177,7 +185,7 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 			*why = "registry entry " + std::to_string(s) + " unreadable";
 			return rc;
 		}
-		if (e.state != static_cast<uint32_t>(EntryState::Live))
+		if (e.state != static_cast<uint32_t>(EntryState::Live) || !policy.eager_for(e.name))
 			continue;
 		rc = d->import_slot(s, e, &hd);
 		if (rc != 0) {
@@ -185,7 +193,6 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, std::unique_ptr<dvshare_
 			       ": " + strerror(-rc);
 			return rc;
 		}
-		dvs::fault_point("attach-import");
 	}
 	*out = std::move(d);
 	return 0;

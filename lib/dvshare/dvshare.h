@@ -417,6 +417,35 @@ int dvshare_dev_close(struct dvshare_dev *dev);
  */
 int dvshare_attach_status(void);
 
+/** How a secondary attaches (dvshare_attach_mode_set()). */
+enum dvshare_attach_mode {
+	/** Import every published object inside rte_eal_init() (default). */
+	DVSHARE_ATTACH_EAGER = 0,
+	/** Inside rte_eal_init() only the devices and their registries; each
+	 *  object is imported (a VAR mapped) at its first lookup. */
+	DVSHARE_ATTACH_LAZY = 1,
+	/** Eager for the names matching one of the patterns, lazy for the
+	 *  rest. */
+	DVSHARE_ATTACH_SELECTIVE = 2,
+};
+
+/**
+ * Choose how this secondary attaches. Call it before rte_eal_init(): it
+ * only records the choice, which the attach inside rte_eal_init() reads.
+ * Without a call, the DVSHARE_ATTACH_MODE environment variable decides
+ * ("eager", "lazy" or "selective:<glob>[,<glob>...]"; a bad value makes
+ * the attach fail with -EINVAL, logged), else eager. Lookups, revokes,
+ * fencing and the handling of dead peers work the same in every mode.
+ *
+ * @param mode      DVSHARE_ATTACH_EAGER, _LAZY or _SELECTIVE
+ * @param patterns  SELECTIVE: a NULL-terminated array of 1 to 64 fnmatch(3)
+ *                  patterns of 1 to 255 bytes (copied); other modes: NULL
+ * @return 0; -EINVAL (unknown mode, patterns missing, present or out of
+ *   range); -EBUSY (the attach already ran: the choice would be ignored).
+ */
+__rte_experimental
+int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns);
+
 /** Process-wide counters (see dvshare_stats_get()). */
 struct dvshare_stats {
 	int32_t attach_status;     /**< as dvshare_attach_status() */
@@ -430,6 +459,7 @@ struct dvshare_stats {
 	uint64_t revoked;          /**< handles this process let go of */
 	uint32_t peers;            /**< primary: secondaries attached now */
 	uint32_t orphaned;         /**< secondary: 1 once the primary died */
+	uint32_t attach_mode;      /**< secondary: the dvshare_attach_mode used */
 };
 
 /** An attached secondary, as the primary sees it. */

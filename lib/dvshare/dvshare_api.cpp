@@ -12,6 +12,7 @@
 #include "device.h"
 #include "dvs_log.h"
 #include "dvshare.h"
+#include "attach_mode.h"
 #include "ipc.h"
 #include "library.h"
 #include "peers.h"
@@ -323,6 +324,7 @@ int dvshare_stats_get(struct dvshare_stats *st)
 	st->destroy_busy = c.destroy_busy.load();
 	st->revoked = c.revoked.load();
 	st->orphaned = lib.orphaned() != 0;
+	st->attach_mode = dvs::attach_mode_now();
 	st->peers = static_cast<uint32_t>(guarded(size_t{0}, [] { return dvs::Peers::get().list().size(); }));
 	std::lock_guard<std::mutex> lock(lib.mu);
 	st->devices = static_cast<uint32_t>(lib.devices.size());
@@ -440,6 +442,17 @@ int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void 
 	if (cb == nullptr)
 		return fail(EINVAL);
 	return guard_int([&] { return Library::get().unsubscribe(dev, cb, arg); });
+}
+
+int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns)
+{
+	return guard_int([&] {
+		int rc = dvs::attach_mode_set(mode, patterns);
+		if (rc == -EBUSY)
+			DVS_LOG(ERR, "attach mode not changed: the attach already ran "
+				     "(call dvshare_attach_mode_set() before rte_eal_init())");
+		return rc;
+	});
 }
 
 const char *dvshare_event_name(enum dvshare_event event)

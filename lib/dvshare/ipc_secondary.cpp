@@ -62,7 +62,7 @@ std::string registry_ibdev(int fd)
 }
 
 /* Attach one device unless already attached: 1 new, 0 known, or -errno. */
-int attach_one(Fd cmd_fd, Fd reg_fd)
+int attach_one(Fd cmd_fd, Fd reg_fd, const AttachPolicy &policy)
 {
 	Library &lib = Library::get();
 	std::string name = registry_ibdev(reg_fd.get());
@@ -73,14 +73,14 @@ int attach_one(Fd cmd_fd, Fd reg_fd)
 	}
 	std::unique_ptr<dvshare_dev> dev;
 	std::string why;
-	int rc = dvshare_dev::attach(std::move(cmd_fd), std::move(reg_fd), &dev, &why);
+	int rc = dvshare_dev::attach(std::move(cmd_fd), std::move(reg_fd), policy, &dev, &why);
 	if (rc != 0) {
 		DVS_LOG(ERR, "cannot attach %s: %s", name.empty() ? "device" : name.c_str(),
 			why.c_str());
 		return rc;
 	}
-	DVS_LOG(INFO, "attached %s: %u object(s) imported", dev->name().c_str(),
-		dev->attached_objects());
+	DVS_LOG(INFO, "attached %s: %u object(s) imported (%s attach)", dev->name().c_str(),
+		dev->attached_objects(), attach_mode_name(policy.mode));
 	std::shared_ptr<dvshare_dev> d = Library::share(std::move(dev));
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
@@ -274,6 +274,13 @@ int ipc_secondary_attach()
 	uint64_t gen = 0;
 	bool first = true;
 
+	AttachPolicy policy;
+	std::string why;
+	int bad = attach_policy(&policy, &why);
+	if (bad != 0) {
+		DVS_LOG(ERR, "cannot attach: %s", why.c_str());
+		return bad;
+	}
 	if (!primary_uses_dvshare(&primary)) {
 		DVS_LOG(INFO, "the primary does not use dvshare: no device to attach");
 		return 0;
@@ -292,7 +299,7 @@ int ipc_secondary_attach()
 		gen = rep.list_gen;
 		first = false;
 		for (uint32_t i = 0; i < rep.count; i++) {
-			rc = attach_one(std::move(fds[2 * i]), std::move(fds[2 * i + 1]));
+			rc = attach_one(std::move(fds[2 * i]), std::move(fds[2 * i + 1]), policy);
 			if (rc < 0)
 				return rc;
 		}

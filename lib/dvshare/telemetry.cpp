@@ -21,6 +21,7 @@
 #include <rte_eal.h>
 #include <rte_telemetry.h>
 
+#include "attach_mode.h"
 #include "device.h"
 #include "engine_service.h"
 #include "library.h"
@@ -384,6 +385,8 @@ int tel_stats(const char *, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "revoked", s.revoked);
 	rte_tel_data_add_dict_u64(d, "peers", s.peers);
 	rte_tel_data_add_dict_u64(d, "orphaned", s.orphaned);
+	rte_tel_data_add_dict_string(d, "attach_mode",
+				     attach_mode_name(static_cast<enum dvshare_attach_mode>(s.attach_mode)));
 	return 0;
 }
 

@@ -546,6 +546,15 @@ static int run(char *line)
 			cmd_publish(d, b, c);
 	} else if (strcmp(line, "status") == 0) {
 		reply("ok %d", dvshare_attach_status());
+	} else if (strcmp(line, "attachstats") == 0) {
+		struct dvshare_stats st;
+		dvshare_stats_get(&st);
+		reply("ok %u %lu %lu", st.attach_mode, (unsigned long)st.imports,
+		      (unsigned long)st.lookups);
+	} else if (strcmp(line, "setmode") == 0) {
+		/* After rte_eal_init: too late, and said so. */
+		int rc = dvshare_attach_mode_set(DVSHARE_ATTACH_LAZY, NULL);
+		reply(rc == 0 ? "ok" : "err %d setmode", -rc);
 	} else if (sscanf(line, "create %255s %255s %255s %u %u", a, b, c, &x, &y) >= 3) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_create(d, b, c, x, y);
@@ -694,11 +703,31 @@ static int run(char *line)
 	return 0;
 }
 
+static int set_attach_mode(const char *mode)
+{
+	const char *patterns[2] = { NULL, NULL };
+
+	if (strcmp(mode, "lazy") == 0)
+		return dvshare_attach_mode_set(DVSHARE_ATTACH_LAZY, NULL);
+	if (strncmp(mode, "selective:", 10) == 0) {
+		patterns[0] = mode + 10;
+		return dvshare_attach_mode_set(DVSHARE_ATTACH_SELECTIVE, patterns);
+	}
+	return dvshare_attach_mode_set(DVSHARE_ATTACH_EAGER, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	char line[512];
 	int rc;
 
+	/* MP_PEER_ATTACH="lazy" or "selective:<glob>": the mode chosen through
+	 * the API, before rte_eal_init(), as an application does. */
+	const char *mode = getenv("MP_PEER_ATTACH");
+	if (mode != NULL && set_attach_mode(mode) != 0) {
+		printf("@@ err %d attach mode %s refused\n", rte_errno, mode);
+		return 1;
+	}
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		printf("@@ err %d eal init: %s\n", rte_errno, rte_strerror(rte_errno));

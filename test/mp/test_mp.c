@@ -483,6 +483,69 @@ static void test_version_mismatch_refused(void)
 	scene_end(&s);
 }
 
+/* Attach modes, chosen through the API (MP_PEER_ATTACH: mp_peer calls
+ * dvshare_attach_mode_set() before rte_eal_init) or DVSHARE_ATTACH_MODE:
+ * lazy imports nothing until a lookup, selective only what matches, the
+ * API wins over the environment, a bad value fails the attach, and the
+ * choice cannot change once made. Destroys work whatever was imported. */
+static void test_attach_modes(void)
+{
+	struct scene s;
+	struct peer *p;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "modes"), 0);
+	OK(&s.prim, "open %s", dev0);
+	if (!has_virtq(&s, __func__)) {
+		scene_end(&s);
+		return;
+	}
+	/* db0, db1, m0, and q0 with its PD and three UMEMs: 8 objects. */
+	OK(&s.prim, "create %s var db0", dev0);
+	OK(&s.prim, "create %s var db1", dev0);
+	OK(&s.prim, "create %s umem m0 0", dev0);
+	OK(&s.prim, "create %s obj q0 0 64", dev0);
+
+	/* Lazy (API): nothing imported; a lookup imports that one object. */
+	p = mp_scene_secondary(&s, "MP_PEER_ATTACH=lazy");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	REPLY_IS(p, "ok 1", "status");
+	REPLY_IS(p, "ok 1 0 0", "attachstats");
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 8); /* all listed */
+	OK(p, "lookup %s var db0", dev0);
+	REPLY_IS(p, "ok 1 1 1", "attachstats");
+	OK(p, "lookup %s var db0", dev0); /* imported once */
+	REPLY_IS(p, "ok 1 1 2", "attachstats");
+	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "query %s q0", dev0), "ok 0 64 0 0");
+	REPLY_IS(p, "ok 1 2 3", "attachstats");
+
+	/* Selective (environment): only the names that match. */
+	p = mp_scene_secondary(&s, "DVSHARE_ATTACH_MODE=selective:db*");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	REPLY_IS(p, "ok 2 2 0", "attachstats");
+	OK(p, "lookup %s umem m0", dev0);
+	REPLY_IS(p, "ok 2 3 1", "attachstats");
+
+	/* The API wins over the environment. */
+	setenv("DVSHARE_ATTACH_MODE", "lazy", 1);
+	p = mp_scene_secondary(&s, "MP_PEER_ATTACH=selective:q0*");
+	unsetenv("DVSHARE_ATTACH_MODE");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	REPLY_IS(p, "ok 2 4 0", "attachstats"); /* q0 and its three UMEMs */
+
+	/* A bad value fails the attach, saying why; too late to choose. */
+	p = mp_scene_secondary(&s, "DVSHARE_ATTACH_MODE=sometimes");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	REPLY_IS(p, "ok -22", "status");
+	REPLY_IS(p, "err 16 setmode", "setmode");
+
+	/* Destroys reach every secondary whatever it imported: db1 is held by
+	 * the selective one only, db0 by two. */
+	OK(&s.prim, "destroy %s db1 5000", dev0);
+	OK(&s.prim, "destroy %s db0 5000", dev0);
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_visible_after_eal_init),
 	DVS_TEST(test_doorbell_reaches_device),
@@ -497,6 +560,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_publish_errors),
 	DVS_TEST(test_adopt_and_publish),
 	DVS_TEST(test_version_mismatch_refused),
+	DVS_TEST(test_attach_modes),
 	DVS_TEST_END,
 };
 

@@ -170,7 +170,8 @@ def test_peers_and_stats(ctx):
     check(peers["role"] == "primary" and peers["count"] == 1, "peers: %r" % peers)
     check(peers["peers"] == {str(pid): {"pid": pid, "uid": os.geteuid(), "devices": ["sim0"]}},
           "peer record: %r" % peers["peers"])
-    check(stats["published"] == 7 + UMEMS and stats["attach_status"] == 0, "stats: %r" % stats)
+    check(stats["published"] == 7 + UMEMS and stats["attach_status"] == 0 and
+          stats["attach_mode"] == "eager", "stats: %r" % stats)
 
 
 def test_peer_leaves(ctx):
