@@ -61,7 +61,16 @@ public:
 	/* Coordinated destroy (primary): revoke in every secondary, then
 	 * destroy. -EBUSY when one did not let go in time (nothing changed). */
 	int destroy(const char *name, unsigned int timeout_ms);
-	/* Primary: destroy every object (objects, UMEMs, VARs), then close. */
+	/* Coordinated destroy of many objects in one round: one message to
+	 * and one answer from each secondary. @names all exist, or nothing is
+	 * done (-ENOENT). The number destroyed, or a negative errno: -EBUSY
+	 * (nothing destroyed), or the device's refusal of some (those stay
+	 * published, the others are gone). */
+	int destroy_many(const std::vector<std::string> &names, unsigned int timeout_ms);
+	/* The names of live objects matching fnmatch(3) @pattern. */
+	std::vector<std::string> names_matching(const char *pattern);
+	/* Primary: destroy every object (objects, UMEMs, VARs) in one batch,
+	 * then close. */
 	int close_all(unsigned int timeout_ms);
 	/* Primary, IPC thread: @pid let go of revoke @revoke_id. */
 	void revoke_ack(pid_t pid, uint32_t revoke_id, uint32_t slot, uint32_t gen);
@@ -73,6 +82,9 @@ public:
 	/* Secondary, IPC thread: let go of the object in @slot if the
 	 * registry still asks for it. Returns true when an ack is due. */
 	bool revoke_local(uint32_t slot, uint32_t gen, uint32_t revoke_id, std::string *name);
+	/* Secondary: the same for every entry of batch @revoke_id; the names
+	 * let go of (REVOKED events) in @names. */
+	void revoke_local_batch(uint32_t revoke_id, std::vector<std::string> *names);
 	/* Secondary, after attach: drop imports the registry no longer has. */
 	void revalidate();
 	/* A revoked handle lost its last reference. */

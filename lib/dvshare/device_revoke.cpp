@@ -23,19 +23,6 @@ using dvs::EntryState;
 using dvs::Handle;
 using dvs::RegEntry;
 
-namespace {
-
-std::string pid_list(const std::set<pid_t> &pids)
-{
-	std::string s;
-
-	for (pid_t p : pids)
-		s += (s.empty() ? "" : " ") + std::to_string(p);
-	return s;
-}
-
-} // namespace
-
 /* Owner side of a destroy for objects whose destroy can fail. VARs are
  * freed by let_go_locked(), after their mapping is fenced. */
 int dvshare_dev::kill_kernel_object(Handle *h)
@@ -160,7 +147,7 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
 			rc = kill_kernel_object(store_.get(slot));
 		else
 			DVS_LOG(ERR, "%s: destroy of %s called off: pid(s) %s did not let go within %u ms",
-				name_.c_str(), name, pid_list(missing).c_str(), timeout_ms);
+				name_.c_str(), name, dvs::pid_list(missing).c_str(), timeout_ms);
 		if (rc != 0) {
 			/* Nothing was destroyed: back to live, same generation. */
 			reg_.set_live(slot);
@@ -172,32 +159,6 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
 	}
 	lib.stats.destroyed++;
 	lib.emit(this, DVSHARE_EVENT_REVOKED, name, getpid());
-	return 0;
-}
-
-/* Objects first (they may use UMEMs and PDs), then UMEMs, then VARs; in
- * each group newest first, so an object goes before what it was built on
- * (a VIRTIO_NET_Q before its PD), as the device requires. */
-int dvshare_dev::close_all(unsigned int timeout_ms)
-{
-	if (timeout_ms == 0)
-		timeout_ms = close_timeout_ms_;
-	for (auto type : { DVSHARE_TYPE_OBJ, DVSHARE_TYPE_UMEM, DVSHARE_TYPE_VAR }) {
-		std::vector<std::pair<uint64_t, std::string>> names;
-		for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
-			RegEntry e;
-			if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live) &&
-			    e.type == static_cast<uint32_t>(type))
-				names.emplace_back(e.pub_seq, e.name);
-		}
-		std::sort(names.begin(), names.end(), std::greater<>());
-		for (const auto &n : names) {
-			int rc = destroy(n.second.c_str(), timeout_ms);
-			if (rc != 0 && rc != -ENOENT)
-				return rc;
-		}
-	}
-	close_primary();
 	return 0;
 }
 

@@ -319,6 +319,42 @@ int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
 
 /**
+ * Destroy many published objects in one revoke round (primary only): the
+ * protocol of dvshare_destroy() for all of them at once, one message to
+ * and one answer from each secondary. The kernel objects are then
+ * destroyed in the order the device needs (DEVX objects, then UMEMs, then
+ * VARs; newest first in each), whatever the order of @p names.
+ *
+ * @param dev         the device
+ * @param names       @p n object names (a name given twice counts once)
+ * @param n           entries in @p names
+ * @param timeout_ms  how long to wait for the secondaries
+ * @return the number of objects destroyed; -ENOENT when a name is not
+ *   published, -EINVAL/-ENAMETOOLONG for a bad name or NULL @p names with
+ *   @p n > 0 (both: nothing done); -EBUSY when a secondary did not answer
+ *   in time (nothing destroyed, every object usable again); -EPERM in a
+ *   secondary; -ENODEV (device closed); or the errno of the first object
+ *   the device refused to destroy (those stay published, the others are
+ *   gone, and the log says how many).
+ */
+__rte_experimental
+int dvshare_destroy_many(struct dvshare_dev *dev, const char *const *names, unsigned int n,
+			 unsigned int timeout_ms);
+
+/**
+ * dvshare_destroy_many() of every published object whose name matches
+ * @p pattern (fnmatch(3), e.g. "rxq*").
+ *
+ * @param dev         the device
+ * @param pattern     the glob
+ * @param timeout_ms  how long to wait for the secondaries
+ * @return as dvshare_destroy_many(); 0 when nothing matches; -EINVAL for a
+ *   NULL @p pattern.
+ */
+__rte_experimental
+int dvshare_destroy_glob(struct dvshare_dev *dev, const char *pattern, unsigned int timeout_ms);
+
+/**
  * Run the software device's doorbell engine as a DPDK service (primary,
  * "simN" devices): it turns doorbell stores into per-page kick counters.
  * It runs on the first service lcore (-s / --service-lcore) if there is

@@ -243,6 +243,35 @@ int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int time
 	return on_dev_int(dev, [&] { return dev->destroy(name, timeout_ms); });
 }
 
+int dvshare_destroy_many(struct dvshare_dev *dev, const char *const *names, unsigned int n,
+			 unsigned int timeout_ms)
+{
+	return on_dev_int(dev, [&] {
+		if (names == nullptr && n != 0)
+			return -EINVAL;
+		std::vector<std::string> list;
+		list.reserve(n);
+		for (unsigned int i = 0; i < n; i++) {
+			if (names[i] == nullptr)
+				return -EINVAL;
+			/* Bounded: check_name() refuses the overlong. */
+			list.emplace_back(names[i], strnlen(names[i], DVSHARE_NAME_MAX));
+		}
+		return dev->destroy_many(list, timeout_ms);
+	});
+}
+
+int dvshare_destroy_glob(struct dvshare_dev *dev, const char *pattern, unsigned int timeout_ms)
+{
+	return on_dev_int(dev, [&] {
+		if (pattern == nullptr)
+			return -EINVAL;
+		if (!dev->primary())
+			return -EPERM;
+		return dev->destroy_many(dev->names_matching(pattern), timeout_ms);
+	});
+}
+
 int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id)
 {
 	return on_dev_int(dev, [&] { return dev->engine_start(service_id); });

@@ -202,7 +202,8 @@ template <typename T> static int decode_revoke_body(const struct rte_mp_msg &m, 
 		*why = "bad device name";
 		return -EBADMSG;
 	}
-	if (out->slot >= (1u << 24) || out->gen == 0 || out->revoke_id == 0) {
+	const bool batch = out->slot == kRevokeBatch && out->gen == 0;
+	if ((!batch && (out->slot >= (1u << 24) || out->gen == 0)) || out->revoke_id == 0) {
 		*why = "revoke names no valid slot";
 		return -EBADMSG;
 	}

@@ -89,6 +89,10 @@ struct EventMsg {
 	char name[DVSHARE_NAME_MAX];
 };
 
+/* RevokeMsg.slot of a batch: let go of every entry Revoking with the
+ * message's revoke id (gen is then 0). */
+constexpr uint32_t kRevokeBatch = 0xffffffffu;
+
 /* Primary -> secondaries: let go of the object in @slot. */
 struct RevokeMsg {
 	MpHdr hdr;

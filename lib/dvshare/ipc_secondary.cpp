@@ -232,6 +232,18 @@ void let_go(const RevokeMsg &r)
 	Library &lib = Library::get();
 	std::shared_ptr<dvshare_dev> d = lib.hold(r.ibdev);
 
+	if (r.slot == kRevokeBatch) {
+		/* A batch is answered once, whatever it asked of us. */
+		std::vector<std::string> names;
+		if (d != nullptr)
+			d->revoke_local_batch(r.revoke_id, &names);
+		send_ack(r);
+		dvs::fault_point("revoke-ack");
+		for (const std::string &n : names)
+			lib.emit(d.get(), DVSHARE_EVENT_REVOKED, n.c_str(), r.hdr.pid);
+		return;
+	}
+
 	/* No such device here: nothing to let go of (an attach in progress
 	 * revalidates when it completes). */
 	std::string name;

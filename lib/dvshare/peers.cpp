@@ -9,6 +9,15 @@ namespace dvs {
 
 /* Never destroyed: the library's exit-time code (Library::~Library, which
  * outlives every other dvshare static) still says goodbye through it. */
+std::string pid_list(const std::set<pid_t> &pids)
+{
+	std::string s;
+
+	for (pid_t p : pids)
+		s += (s.empty() ? "" : " ") + std::to_string(p);
+	return s;
+}
+
 Peers &Peers::get()
 {
 	static Peers *p = new Peers;

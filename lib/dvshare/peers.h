@@ -21,6 +21,9 @@
 
 namespace dvs {
 
+/* "12 345 6789", for logs. */
+std::string pid_list(const std::set<pid_t> &pids);
+
 struct PeerInfo {
 	pid_t pid;
 	uid_t uid;

@@ -446,6 +446,56 @@ static void test_close_is_coordinated(void)
 	mp_cleanup(s.prefix);
 }
 
+/* Many objects in one revoke round: by list and by glob, destroyed in the
+ * order the device needs whatever the order given, all or nothing when a
+ * name is unknown or a secondary holds on, and the device's refusal of
+ * one leaves it (only it) published. */
+static void test_batch_destroy(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "batch"), 0);
+	publish_set(&s);
+	a = secondary(&s, NULL);
+	b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+	REPLY_IS(b, "ok 0", "hold " DEV " obj q1");
+	long revoked = ok_num(peer_cmd(a, "ev 5"));
+
+	/* An unknown name: nothing done. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroymany " DEV " db1,nosuch 5000"), "err 2 ", 6), 0);
+	OK(a, "lookup " DEV " var db1");
+	/* A secondary that does not let go: nothing destroyed, all usable. */
+	OK(b, "blockrevoke 1");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroyglob " DEV " q1* 300"), "err 16 ", 7), 0);
+	OK(b, "blockrevoke 0");
+	OK(a, "lookup " DEV " obj q1");
+	REPLY_IS(b, "ok 1 64 0 0", "queryheld 0");
+	/* The device refuses the PD the queues use: it alone stays. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroymany " DEV " pd,m0 5000"), "err ", 4), 0);
+	OK(a, "lookup " DEV " obj pd");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " umem m0")));
+	/* By glob: q1 and its three UMEMs, in one round. */
+	REPLY_IS(&s.prim, "ok 4", "destroyglob " DEV " q1* 5000");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " obj q1")));
+	CU_ASSERT_FALSE(is_ok(peer_cmd(b, "lookup " DEV " umem q1.umem2")));
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(b, "queryheld 0"), "err 19", 6), 0); /* revoked */
+	/* By list, in an order the device would refuse: sorted for it. */
+	REPLY_IS(&s.prim, "ok 5", "destroymany " DEV " pd,q0.umem1,db0,q0,db0,db1 5000");
+	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " var db1")));
+	OK(a, "lookup " DEV " umem q0.umem2"); /* not asked for */
+	/* a heard every one it was told of: REVOKED for m0, 4 and 5. */
+	CU_ASSERT(peer_poll_num(a, "ev 5", revoked + 10) >= revoked + 10);
+	OK(a, "ringheld 0 0 1"); /* its db0 is fenced: a write lands nowhere */
+	OK(a, "releaseheld 0");
+	OK(b, "releaseheld 0");
+	scene_end(&s);
+}
+
 /* A secondary's normal exit, with or without rte_eal_cleanup(), is a
  * detach (PEER_DETACHED); one with no exit-time code (_exit, like a kill)
  * is a death (PEER_DIED). What each held is reclaimed either way. */
@@ -515,6 +565,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_uid_refusal),
 	DVS_TEST(test_registry_write_attempts),
 	DVS_TEST(test_close_is_coordinated),
+	DVS_TEST(test_batch_destroy),
 	DVS_TEST(test_secondary_exit_vs_death),
 	DVS_TEST(test_primary_exit_is_a_close),
 	DVS_TEST(test_churn),

@@ -654,6 +654,27 @@ static int run(char *line)
 			reply("err %d destroyq: %s", -rc, strerror(-rc));
 		else
 			reply("ok");
+	} else if (sscanf(line, "destroymany %255s %255s %u", a, b, &x) == 3) {
+		/* b: names separated by commas */
+		const char *names[64];
+		unsigned int n = 0;
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		for (char *t = strtok(b, ","); t != NULL && n < 64; t = strtok(NULL, ","))
+			names[n++] = t;
+		int rc = dvshare_destroy_many(d, names, n, x);
+		if (rc < 0)
+			reply_err("destroymany");
+		else
+			reply("ok %d", rc);
+	} else if (sscanf(line, "destroyglob %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		int rc = dvshare_destroy_glob(d, b, x);
+		if (rc < 0)
+			reply_err("destroyglob");
+		else
+			reply("ok %d", rc);
 	} else if (sscanf(line, "destroy %255s %255s %u", a, b, &x) == 3) {
 		if ((d = dev_of(a)) == NULL)
 			return 0;

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The destroy protocol for many objects at once (doc/protocol.md,
+ * "Batched destroy"): every entry is marked Revoking under one revoke id,
+ * one message goes to the secondaries and each answers once, having
+ * fenced and let go of all of them; then the primary destroys the kernel
+ * objects in the order the device needs. dvshare_dev_close() is one such
+ * batch: closing 10,000 objects costs one round trip per secondary, not
+ * 10,000.
+ */
+#include "device.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include <fnmatch.h>
+
+#include "dvs_log.h"
+#include "fault.h"
+#include "ipc.h"
+#include "ipc_proto.h"
+#include "library.h"
+#include "peers.h"
+
+using dvs::EntryState;
+using dvs::Handle;
+using dvs::RegEntry;
+
+namespace {
+
+struct BatchItem {
+	uint32_t slot;
+	uint32_t type;
+	uint64_t pub_seq;
+	std::string name;
+};
+
+/* The device wants an object gone before the UMEMs and PD it uses, and
+ * VARs are independent: objects, then UMEMs, then VARs, newest first. */
+int kind_rank(uint32_t type)
+{
+	return type == DVSHARE_TYPE_OBJ ? 0 : type == DVSHARE_TYPE_UMEM ? 1 : 2;
+}
+
+bool destroy_order(const BatchItem &a, const BatchItem &b)
+{
+	if (kind_rank(a.type) != kind_rank(b.type))
+		return kind_rank(a.type) < kind_rank(b.type);
+	return a.pub_seq > b.pub_seq;
+}
+
+} // namespace
+
+std::vector<std::string> dvshare_dev::names_matching(const char *pattern)
+{
+	std::vector<std::string> out;
+
+	for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
+		RegEntry e;
+		if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live) &&
+		    fnmatch(pattern, e.name, 0) == 0)
+			out.emplace_back(e.name);
+	}
+	return out;
+}
+
+int dvshare_dev::destroy_many(const std::vector<std::string> &names, unsigned int timeout_ms)
+{
+	dvs::Library &lib = dvs::Library::get();
+	std::vector<BatchItem> items;
+	std::set<uint32_t> seen;
+	uint32_t rid;
+
+	if (!primary_)
+		return -EPERM;
+	for (const std::string &n : names) {
+		int rc = dvs::check_name(n.c_str());
+		if (rc != 0)
+			return rc;
+	}
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (reg_.closed())
+			return -ENODEV;
+		for (const std::string &n : names) {
+			RegEntry snap;
+			uint32_t slot;
+			int rc = reg_.find(n.c_str(), &snap, &slot);
+			if (rc != 0) {
+				DVS_LOG(ERR, "%s: batch destroy refused: no object %s", name_.c_str(),
+					n.c_str());
+				return rc; /* nothing marked yet */
+			}
+			if (seen.insert(slot).second)
+				items.push_back({ slot, snap.type, snap.pub_seq, n });
+		}
+		if (items.empty())
+			return 0;
+		rid = ++revoke_seq_;
+		for (const BatchItem &it : items)
+			reg_.set_revoking(it.slot, rid);
+		std::lock_guard<std::mutex> lk(wait_mu_);
+		pending_[rid] = { dvs::kRevokeBatch, 0, dvs::Peers::get().attached_to(name_) };
+	}
+	dvs::fault_point("primary-revoke");
+	for (const BatchItem &it : items)
+		lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), getpid());
+	dvs::ipc_revoke(this, dvs::kRevokeBatch, 0, rid);
+	std::set<pid_t> missing;
+	int rc = wait_acks(rid, timeout_ms, &missing);
+	std::vector<std::string> gone;
+	int refused = 0;
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		if (rc != 0) {
+			DVS_LOG(ERR, "%s: destroy of %zu object(s) called off: pid(s) %s did not let go "
+				     "within %u ms", name_.c_str(), items.size(),
+				dvs::pid_list(missing).c_str(), timeout_ms);
+			for (const BatchItem &it : items)
+				reg_.set_live(it.slot); /* nothing destroyed: same generations */
+			lib.stats.destroy_busy++;
+			return rc;
+		}
+		std::sort(items.begin(), items.end(), destroy_order);
+		for (const BatchItem &it : items) {
+			Handle *h = store_.get(it.slot);
+			int krc = h != nullptr ? kill_kernel_object(h) : 0;
+			if (krc != 0) {
+				reg_.set_live(it.slot); /* the device kept it: still published */
+				refused = refused != 0 ? refused : krc;
+				continue;
+			}
+			let_go_locked(it.slot);
+			reg_.remove(it.slot);
+			gone.push_back(it.name);
+		}
+	}
+	lib.stats.destroyed += gone.size();
+	for (const std::string &n : gone)
+		lib.emit(this, DVSHARE_EVENT_REVOKED, n.c_str(), getpid());
+	if (refused != 0) {
+		DVS_LOG(ERR, "%s: %zu of %zu object(s) destroyed; the device refused the others, "
+			     "which stay published", name_.c_str(), gone.size(), items.size());
+		return refused;
+	}
+	return static_cast<int>(gone.size());
+}
+
+void dvshare_dev::revoke_local_batch(uint32_t revoke_id, std::vector<std::string> *names)
+{
+	struct Hit {
+		uint32_t slot;
+		uint32_t gen;
+	};
+	std::vector<Hit> hits;
+	auto still_asked = [&](uint32_t slot, uint32_t gen) {
+		RegEntry e;
+		return reg_.read(slot, &e) == 0 &&
+		       e.state == static_cast<uint32_t>(EntryState::Revoking) && e.gen == gen &&
+		       e.revoke_id == revoke_id;
+	};
+
+	for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
+		RegEntry e;
+		if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Revoking) &&
+		    e.revoke_id == revoke_id) {
+			hits.push_back({ s, e.gen });
+			names->emplace_back(e.name);
+		}
+	}
+	for (const std::string &n : *names)
+		dvs::Library::get().emit(this, DVSHARE_EVENT_REVOKING, n.c_str(),
+					 reg_.hdr()->primary_pid);
+	{
+		std::lock_guard<std::mutex> lock(ctl_);
+		std::vector<std::string> let_go;
+		for (size_t i = 0; i < hits.size(); i++) {
+			if (!still_asked(hits[i].slot, hits[i].gen))
+				continue; /* called off while the application looked */
+			const Handle *h = store_.get(hits[i].slot);
+			if (h != nullptr && h->gen == hits[i].gen)
+				let_go_locked(hits[i].slot);
+			let_go.push_back(std::move((*names)[i]));
+		}
+		*names = std::move(let_go);
+	}
+	dvs::fault_point("revoke-fence");
+}
+
+/* One batch for everything, so a close costs one round trip per
+ * secondary. */
+int dvshare_dev::close_all(unsigned int timeout_ms)
+{
+	std::vector<std::string> names;
+
+	if (timeout_ms == 0)
+		timeout_ms = close_timeout_ms_;
+	for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
+		RegEntry e;
+		if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live))
+			names.emplace_back(e.name);
+	}
+	int rc = destroy_many(names, timeout_ms);
+	if (rc < 0)
+		return rc;
+	close_primary();
+	return 0;
+}
