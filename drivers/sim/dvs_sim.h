@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define DVS_SIM_NUM_DEVICES 8u       /**< sim0 .. sim7 */
-#define DVS_SIM_MAX_OBJECTS 32768u   /**< uverbs objects per ufile, all types */
+#define DVS_SIM_MAX_OBJECTS 131072u  /**< uverbs objects per ufile, all types */
 #define DVS_SIM_VAR_PAGES 4096u      /**< VAR pages per device (log_doorbell_bar_size 12) */
 #define DVS_SIM_PAGE_SIZE 4096u      /**< length of one VAR page */
 

@@ -102,7 +102,10 @@ uint32_t HandleTable::live(KobjType type) const
 
 uint32_t HandleTable::make_id(uint32_t handle, bool narrow) const
 {
-	uint32_t gen = slots_[handle].fw_gen & (narrow ? 0x1ffu : 0xffffu);
+	/* The generation fills the bits the handle leaves: of 24 for a
+	 * narrow PRM field (pd), of 32 otherwise. */
+	const uint32_t bits = (narrow ? 24u : 32u) - kIdxBits;
+	uint32_t gen = slots_[handle].fw_gen & ((1u << bits) - 1);
 
 	if (gen == 0)
 		gen = 1;

@@ -31,7 +31,7 @@ constexpr uint32_t kLayoutVersion = 3;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
-constexpr uint32_t kIdxBits = 15;                  /* kSlots == 1 << kIdxBits */
+constexpr uint32_t kIdxBits = 17;                  /* kSlots == 1 << kIdxBits */
 constexpr uint32_t kMapsPerPage = 128;             /* tracked mappings per VAR page */
 static_assert(kSlots == (1u << kIdxBits));
 static_assert(kVarPages <= 4096, "var_mmap_off() stays below kCtlOff");

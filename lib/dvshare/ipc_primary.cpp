@@ -170,14 +170,9 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 		reply_status(peer, rc);
 		return 0;
 	}
-	/* Watch it before it holds anything a destroy would wait for. */
+	/* Known before it holds anything a destroy would wait for. */
 	bool fresh = false;
-	rc = Peers::get().attached(req.hdr.pid, uid, std::move(pidfd), names, std::move(bye_mine),
-				   &fresh);
-	if (rc != 0) {
-		reply_status(peer, rc);
-		return 0;
-	}
+	Peers::get().attached(req.hdr.pid, uid, names, std::move(bye_mine), &fresh);
 	if (fresh) {
 		rep.flags |= kRepByeSocket;
 		fds.push_back(std::move(bye_theirs));
@@ -186,7 +181,12 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 	out.num_fds = static_cast<int>(fds.size());
 	for (size_t i = 0; i < fds.size(); i++)
 		out.fds[i] = fds[i].get();
-	if (rte_mp_reply(&out, static_cast<const char *>(peer)) != 0) {
+	bool sent = rte_mp_reply(&out, static_cast<const char *>(peer)) == 0;
+	/* Watched even when the reply failed: it is known, and if it is gone
+	 * its pidfd says so at once. */
+	if (fresh)
+		Peers::get().watch(req.hdr.pid, std::move(pidfd));
+	if (!sent) {
 		DVS_LOG(ERR, "cannot answer attach of pid %d: %s", req.hdr.pid,
 			rte_strerror(rte_errno));
 		return 0;

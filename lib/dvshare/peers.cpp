@@ -24,34 +24,42 @@ Peers &Peers::get()
 	return *p;
 }
 
-int Peers::attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs, Fd bye,
-		    bool *fresh)
+void Peers::attached(pid_t pid, uid_t uid, const std::vector<std::string> &devs, Fd bye,
+		     bool *fresh)
 {
-	std::unique_ptr<PidWatch> watch;
-
-	*fresh = false;
-	{
-		std::lock_guard<std::mutex> lock(mu_);
-		spent_.clear();
-		auto it = peers_.find(pid);
-		if (it != peers_.end()) {
-			/* Already watched: another device for a known peer. */
-			it->second.devices.insert(devs.begin(), devs.end());
-			return 0;
-		}
-	}
-	int err = 0;
-	watch = PidWatch::start(std::move(pidfd), [this, pid] { gone(pid); }, &err);
-	if (watch == nullptr)
-		return err;
 	std::lock_guard<std::mutex> lock(mu_);
+
+	spent_.clear();
+	auto it = peers_.find(pid);
+	*fresh = it == peers_.end();
+	if (!*fresh) {
+		/* Already known: another device for it. */
+		it->second.devices.insert(devs.begin(), devs.end());
+		return;
+	}
 	Peer &p = peers_[pid];
 	p.uid = uid;
-	p.watch = std::move(watch);
 	p.bye = std::move(bye);
 	p.devices.insert(devs.begin(), devs.end());
-	*fresh = true;
-	return 0;
+}
+
+void Peers::watch(pid_t pid, Fd pidfd)
+{
+	int err = 0;
+	std::unique_ptr<PidWatch> w = PidWatch::start(std::move(pidfd), [this, pid] { gone(pid); }, &err);
+
+	if (w == nullptr) {
+		/* Destroys still end: a peer that does not answer times out. */
+		DVS_LOG(ERR, "cannot watch secondary pid %d: %s; its death will not be noticed",
+			pid, strerror(-err));
+		return;
+	}
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+	if (it != peers_.end() && it->second.watch == nullptr)
+		it->second.watch = std::move(w);
+	else
+		spent_.push_back(std::move(w)); /* gone already: freed later */
 }
 
 void Peers::detached(pid_t pid, const std::string &dev)

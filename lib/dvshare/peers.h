@@ -34,11 +34,15 @@ class Peers {
 public:
 	static Peers &get();
 
-	/* @pid (owning @pidfd) attached @devs. A new peer keeps @bye, our end
-	 * of its goodbye socket, and *fresh says so (then the other end is
-	 * sent to it). 0 or -errno. */
-	int attached(pid_t pid, uid_t uid, Fd pidfd, const std::vector<std::string> &devs, Fd bye,
-		     bool *fresh);
+	/* @pid attached @devs: from now on destroys wait for it. A new peer
+	 * keeps @bye, our end of its goodbye socket, and *fresh says so (then
+	 * the other end is sent to it, and watch() follows). */
+	void attached(pid_t pid, uid_t uid, const std::vector<std::string> &devs, Fd bye,
+		      bool *fresh);
+	/* Watch a new peer's death through @pidfd. Called after the attach
+	 * reply is sent, off the secondary's critical path: a peer that died
+	 * meanwhile has a readable pidfd, and is seen gone at once. */
+	void watch(pid_t pid, Fd pidfd);
 	void detached(pid_t pid, const std::string &dev);
 	/* Secondaries attached to @dev now. */
 	std::set<pid_t> attached_to(const std::string &dev);
