@@ -29,7 +29,7 @@ void Peers::attached(pid_t pid, uid_t uid, const std::vector<std::string> &devs,
 {
 	std::lock_guard<std::mutex> lock(mu_);
 
-	spent_.clear();
+	std::erase_if(spent_, [](const std::unique_ptr<PidWatch> &w) { return w->spent(); });
 	auto it = peers_.find(pid);
 	*fresh = it == peers_.end();
 	if (!*fresh) {

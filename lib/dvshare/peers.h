@@ -62,7 +62,8 @@ private:
 	};
 	std::mutex mu_;
 	std::map<pid_t, Peer> peers_;
-	/* Watches whose callback fired: freed later, never from inside it. */
+	/* Watches whose callback fired: freed once DPDK let go of them
+	 * (PidWatch::spent()), never from inside the callback. */
 	std::vector<std::unique_ptr<PidWatch>> spent_;
 };
 

@@ -102,8 +102,18 @@ void PidWatch::on_ready(void *arg)
 	if (w->fired_)
 		return;
 	w->fired_ = true;
-	rte_intr_callback_unregister_pending(w->ih_, on_ready, arg, nullptr);
+	rte_intr_callback_unregister_pending(w->ih_, on_ready, arg, on_removed);
 	w->on_death_();
+}
+
+/* On the interrupt thread, once the callback is off its list: the pidfd
+ * is closed now, not whenever the watch is freed. */
+void PidWatch::on_removed(struct rte_intr_handle *, void *arg)
+{
+	auto *w = static_cast<PidWatch *>(arg);
+
+	w->fd_.reset();
+	w->removed_.store(true, std::memory_order_release);
 }
 
 PidWatch::~PidWatch()

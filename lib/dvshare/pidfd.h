@@ -7,6 +7,7 @@
 #ifndef DVS_PIDFD_H
 #define DVS_PIDFD_H
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -39,16 +40,21 @@ public:
 
 	pid_t pid() const { return pid_; }
 	int fd() const { return fd_.get(); }
+	/* Fired, and DPDK's interrupt thread no longer refers to it: its fd
+	 * is closed and it may be freed. */
+	bool spent() const { return removed_.load(std::memory_order_acquire); }
 
 private:
 	PidWatch() = default;
 	static void on_ready(void *arg);
+	static void on_removed(struct rte_intr_handle *ih, void *arg);
 
 	Fd fd_;
 	pid_t pid_ = 0;
 	struct rte_intr_handle *ih_ = nullptr;
 	std::function<void()> on_death_;
 	bool fired_ = false;
+	std::atomic<bool> removed_{false};
 };
 
 } // namespace dvs

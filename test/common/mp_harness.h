@@ -313,7 +313,7 @@ static inline void mp_cleanup(const char *prefix)
 struct mp_scene {
 	char prefix[96];
 	struct peer prim;
-	struct peer sec[4];
+	struct peer sec[17];
 	int nsec;
 	int engine; /* the primary runs a software-device engine */
 };
