@@ -3,14 +3,45 @@
 #ifndef DVS_BENCH_H
 #define DVS_BENCH_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
+#include "dvshare.h"
+
 #define BENCH_DEV_DEFAULT "sim0"
 #define BENCH_DB_NAME "bench-db"
 #define BENCH_MP_ACTION "dvshare_bench_ring"
+/* Objects of app_bulk are named o0, o1, ...; the selective mode takes
+ * o0, o100, o200, ...: 1% of them, all VARs (i % 4 == 0). */
+#define BENCH_BULK "o"
+#define BENCH_SELECTIVE "selective:o0,o*00"
+#define BENCH_SECTIONS 8
+#define BENCH_TIMEOUT_MS 5000u
+
+struct bench_opts {
+	const char *role;   /* secondary: what to do; primary: NULL */
+	const char *dev;    /* --dev */
+	const char *mode;   /* secondary: --mode (attach mode) */
+	const char *json;   /* --json FILE */
+	double seconds;     /* --seconds: each timed loop */
+	int runs;           /* --runs: attach measurements per point */
+	int quick;          /* --quick */
+	int index;          /* secondary: --index */
+	int objects;        /* secondary: --objects (bulk names to look up) */
+	unsigned char run[BENCH_SECTIONS + 1]; /* --sections */
+};
+
+/* What every section of the primary gets. */
+struct bench_ctx {
+	const struct bench_opts *o;
+	char self[PATH_MAX]; /* this program, started again as the secondaries */
+	const char *prefix;  /* the primary's --file-prefix */
+	int cores;
+	double doorbell_sec; /* section 1's secondary doorbells/s (0: not run) */
+};
 
 static inline double bench_now(void)
 {
@@ -20,27 +51,109 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Loops: each returns doorbells per second over about @seconds. */
+/* Sections (bench_doorbell.c, bench_lookup.c, bench_attach.c,
+ * bench_revoke.c, bench_scale.c, bench_report.c): 0, or -1 after saying
+ * why with bench_fail(). */
+int bench_s1_doorbell(struct bench_ctx *x);
+int bench_s2_mp(struct bench_ctx *x);
+int bench_s3_lookup(struct bench_ctx *x);
+int bench_s4_attach(struct bench_ctx *x);
+int bench_s5_revoke(struct bench_ctx *x);
+int bench_s6_batch(struct bench_ctx *x);
+int bench_s7_scale(struct bench_ctx *x);
+int bench_s8_summary(struct bench_ctx *x);
+
+/* Secondary roles (bench_child.c): the process's exit code. */
+int bench_secondary(const struct bench_opts *o, double eal_seconds);
+/* dvshare_attach_mode_set() from "eager", "lazy" or "selective:<glob>,...". */
+int bench_attach_mode(const char *mode);
+
+/* Common helpers (bench_util.c). */
+void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Device @k of the run: --dev itself for 0, the software devices after it
+ * (sim1, sim2, ... when --dev is sim0) for k > 0. 0 or -1 (said why). */
+int bench_dev_name(const struct bench_ctx *x, int k, char *buf, size_t len);
+/* dvshare_dev_open() with @max_objects (0: default), saying why on failure. */
+struct dvshare_dev *bench_dev_open(const char *name, uint32_t max_objects);
+/* dvshare_dev_close(), saying why on failure. 0 or -1. */
+int bench_dev_close(struct dvshare_dev *dev);
+/* app_bulk_publish_vars() of BENCH_BULK objects [first, first + n). */
+int bench_publish(struct dvshare_dev *dev, const char *prefix, unsigned int first,
+		  unsigned int n, unsigned int max_vars);
+/* Sort @v and return the median / the @p-th percentile (0..100). */
+double bench_median(double *v, int n);
+double bench_percentile(double *v, int n, double p);
+/* Lines of a file (/proc/self/maps) and entries of /proc/self/fd. */
+int bench_count_lines(const char *path);
+int bench_count_fds(void);
+/* VmRSS of this process in KiB, or -1. */
+long bench_rss_kb(void);
+
+/* Machine (bench_machine.c): read once, printed and put in the JSON. */
+struct bench_machine {
+	int cores;
+	char cpu[128];
+	char kernel[256];
+	char date[32];
+	double syscall_ns;    /* getppid() through syscall(2) */
+	double fault_ns;      /* first touch of an anonymous 4 KiB page */
+	double mmap_ns;       /* mmap() of one 4 KiB page of a memfd */
+};
+void bench_machine_read(struct bench_machine *m);
+
+/* Timed loops (bench_loops.c). */
 double bench_private_store(double seconds);
 double bench_doorbell(void *db, double seconds);
 double bench_mp_doorbell(double seconds);
-
-/* Primary: answer BENCH_MP_ACTION requests by ringing @db. */
 int bench_mp_serve(void *db);
+void bench_mp_unserve(void);
+/* ns per lookup + release of names[i] (of kinds[i], enum app_bulk_kind),
+ * round-robin over @n names for about @seconds; -1 when a lookup failed. */
+double bench_lookup_loop(struct dvshare_dev *dev, const char (*names)[DVSHARE_NAME_MAX],
+			 const uint8_t *kinds, unsigned int n, double seconds);
+/* ns per rte_hash_lookup() of the same names (64-byte keys) in a private
+ * rte_hash; -1 on failure. */
+double bench_hash_loop(const char (*names)[DVSHARE_NAME_MAX], unsigned int n, double seconds);
 
-/* A child process of the benchmark, running this program with @role. */
+/* JSON and goals (bench_report.c). The document is built as the run goes:
+ * bj_obj/bj_arr open a level (key NULL inside an array), bj_end closes it. */
+void bj_obj(const char *key);
+void bj_arr(const char *key);
+void bj_end(void);
+void bj_num(const char *key, double v);
+void bj_int(const char *key, long long v);
+void bj_str(const char *key, const char *s);
+void bj_bool(const char *key, int v);
+/* Close every open level, then write the document to @path. 0 or -1. */
+int bj_write(const char *path);
+/* Print "goal <= LIMIT UNIT: met" or "missed by Fx" under a section and
+ * remember it for section 8 and the JSON. */
+void bench_goal(int section, const char *what, double value, double limit, const char *unit);
+
+/* Secondaries: this program again (bench_spawn.c). */
 struct bench_child {
 	pid_t pid;
-	FILE *out;
-	int in; /* its stdin: closing it ends the "idle" role */
+	int out;          /* its stdout */
+	int in;           /* its stdin: closing it ends the waiting roles */
+	size_t len;       /* bytes in buf */
+	char buf[2048];
 };
-
-/* Start this program as a secondary on the primary's file prefix. */
-int bench_spawn(struct bench_child *c, const char *self, const char *prefix,
-		const char *dev, const char *role, double seconds);
-/* Read the child's "result ..." line into @line; reap it. 0 on success. */
+/* Start a secondary in @role on device @dev; @mode is the attach mode
+ * (NULL: the default, eager); @index and @objects go to the child. */
+int bench_spawn(struct bench_child *c, const struct bench_ctx *x, const char *dev,
+		const char *role, const char *mode, int index, int objects);
+/* The child's next "result ..." line (without the word), waiting up to
+ * @timeout_s. 0, or -1 after saying why (it ended, or timed out). */
+int bench_next_result(struct bench_child *c, char *line, size_t len, double timeout_s);
+/* Write @line to the child's stdin. 0, or -1 after saying why. */
+int bench_tell(struct bench_child *c, const char *line);
+/* Close the child's stdin, keep its last "result ..." line (if @line),
+ * reap it. 0 when it exited with 0, else -1 after saying why. */
 int bench_collect(struct bench_child *c, char *line, size_t len);
-/* Read the child's next "result ..." line without reaping it. */
-int bench_next_result(struct bench_child *c, char *line, size_t len);
+/* Spawn, then collect: the one line of a child that runs and exits. */
+int bench_run_child(const struct bench_ctx *x, const char *dev, const char *role,
+		    const char *mode, int objects, char *line, size_t len);
+/* Kill and reap every child still running (on failure). */
+void bench_kill_children(void);
 
 #endif

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The timed loops. Each runs in batches, checking the clock between them. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_hash.h>
 
+#include "app_bulk.h"
 #include "bench.h"
 #include "dvshare.h"
 
@@ -68,6 +73,12 @@ int bench_mp_serve(void *db)
 	return 0;
 }
 
+void bench_mp_unserve(void)
+{
+	rte_mp_action_unregister(BENCH_MP_ACTION);
+	served_db = NULL;
+}
+
 /* Without dvshare, a secondary would ask the primary to ring for it. */
 double bench_mp_doorbell(double seconds)
 {
@@ -92,4 +103,89 @@ double bench_mp_doorbell(double seconds)
 		t = bench_now();
 	} while (t - t0 < seconds);
 	return (double)n / (t - t0);
+}
+
+/* One lookup and its release; 0, or -1 when the name was not found. */
+static inline int lookup_one(struct dvshare_dev *dev, const char *name, uint8_t kind)
+{
+	switch (kind) {
+	case APP_BULK_VAR: {
+		struct dvshare_var *v = dvshare_var_lookup(dev, name);
+		dvshare_var_release(v);
+		return v != NULL ? 0 : -1;
+	}
+	case APP_BULK_UMEM: {
+		struct dvshare_umem *u = dvshare_umem_lookup(dev, name);
+		dvshare_umem_release(u);
+		return u != NULL ? 0 : -1;
+	}
+	default: {
+		struct dvshare_obj *o = dvshare_obj_lookup(dev, name);
+		dvshare_obj_release(o);
+		return o != NULL ? 0 : -1;
+	}
+	}
+}
+
+double bench_lookup_loop(struct dvshare_dev *dev, const char (*names)[DVSHARE_NAME_MAX],
+			 const uint8_t *kinds, unsigned int n, double seconds)
+{
+	double t0 = bench_now(), t;
+	uint64_t ops = 0;
+
+	do {
+		for (unsigned int i = 0; i < n; i++) {
+			if (lookup_one(dev, names[i], kinds[i]) != 0) {
+				fprintf(stderr, "lookup of %s failed: %s\n", names[i],
+					rte_strerror(rte_errno));
+				return -1;
+			}
+		}
+		ops += n;
+		t = bench_now();
+	} while (t - t0 < seconds);
+	return (t - t0) * 1e9 / (double)ops;
+}
+
+double bench_hash_loop(const char (*names)[DVSHARE_NAME_MAX], unsigned int n, double seconds)
+{
+	char hname[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters p = {
+		.name = hname,
+		.entries = n < 8 ? 8 : n,
+		.key_len = DVSHARE_NAME_MAX,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct rte_hash *h;
+	double t0, t;
+	uint64_t ops = 0;
+
+	snprintf(hname, sizeof(hname), "bench%d", (int)getpid());
+	h = rte_hash_create(&p);
+	if (h == NULL) {
+		fprintf(stderr, "rte_hash_create: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		if (rte_hash_add_key(h, names[i]) < 0) {
+			fprintf(stderr, "rte_hash_add_key(%s) failed\n", names[i]);
+			rte_hash_free(h);
+			return -1;
+		}
+	}
+	t0 = bench_now();
+	do {
+		for (unsigned int i = 0; i < n; i++) {
+			int32_t pos = rte_hash_lookup(h, names[i]);
+			if (pos < 0) {
+				fprintf(stderr, "rte_hash_lookup(%s) failed\n", names[i]);
+				rte_hash_free(h);
+				return -1;
+			}
+		}
+		ops += n;
+		t = bench_now();
+	} while (t - t0 < seconds);
+	rte_hash_free(h);
+	return (t - t0) * 1e9 / (double)ops;
 }

@@ -421,7 +421,7 @@ static void test_churn(void)
  * 16 secondaries attach to 1,000 objects (in the suite's attach mode),
  * each looks every one up, rings a VAR and reads a counter; then the
  * primary closes the device under them. Nothing leaks: no kernel object
- * left in the device, no fd or mapping more in the primary. */
+ * left in the device, no fd or file mapping more in the primary. */
 static void test_many_secondaries(void)
 {
 	const int nsec = 16, nobj = 1000;
@@ -439,7 +439,7 @@ static void test_many_secondaries(void)
 	REPLY_IS(&s.prim, "ok 0", "peers");
 	usleep(100000); /* its watch's last callback */
 	fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
-	maps0 = ok_num(peer_cmd(&s.prim, "mapcount"));
+	maps0 = ok_num(peer_cmd(&s.prim, "filemapcount"));
 	OK(&s.prim, "bulk " DEV " %d", nobj);
 	for (int i = 0; i < nsec; i++) {
 		struct peer *p = secondary(&s, NULL);
@@ -462,7 +462,9 @@ static void test_many_secondaries(void)
 	for (int i = 0; i < 300 && (fds < 0 || fds > fds0); i++, usleep(10000))
 		fds = ok_num(peer_cmd(&s.prim, "fdcount"));
 	CU_ASSERT(fds >= 0 && fds <= fds0);
-	CU_ASSERT(ok_num(peer_cmd(&s.prim, "mapcount")) <= maps0);
+	/* File mappings only: malloc's arenas may stay grown (under ASan
+	 * they do), a VAR page or registry mapping must not. */
+	CU_ASSERT(ok_num(peer_cmd(&s.prim, "filemapcount")) <= maps0);
 	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
 	mp_cleanup(s.prefix);
 }

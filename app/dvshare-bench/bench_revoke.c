@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sections 5 and 6: destroying what secondaries hold, one object at a time
+ * and in one revoke round. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "app_bulk.h"
+#include "bench.h"
+
+#define MAX_IDLE 8
+
+/* Start @n eager secondaries that stay attached. */
+static int start_idle(const struct bench_ctx *x, const char *dev, struct bench_child *kids, int n)
+{
+	char line[128];
+	int status;
+
+	for (int i = 0; i < n; i++) {
+		if (bench_spawn(&kids[i], x, dev, "idle", "eager", i, 0) != 0 ||
+		    bench_next_result(&kids[i], line, sizeof(line), 60) != 0)
+			return -1;
+		if (sscanf(line, "ready %d", &status) != 1 || status != 1) {
+			bench_fail("idle secondary %d reported \"%s\"", (int)kids[i].pid, line);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Let them go; each says how many CLOSED events it saw. */
+static int stop_idle(struct bench_child *kids, int n, unsigned int want_closed)
+{
+	char line[128];
+	unsigned int closed;
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		if ((want_closed && bench_tell(&kids[i], "closed\n") != 0) ||
+		    bench_collect(&kids[i], line, sizeof(line)) != 0) {
+			rc = -1;
+		} else if (sscanf(line, "done %u", &closed) != 1 || closed != want_closed) {
+			bench_fail("secondary %d reported \"%s\" (want done %u)", (int)kids[i].pid,
+				   line, want_closed);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static int publish_vars(struct dvshare_dev *dev, const char *fmt, int n, int rounds)
+{
+	char name[DVSHARE_NAME_MAX];
+
+	for (int i = 0; i < rounds; i++) {
+		snprintf(name, sizeof(name), fmt, n, i);
+		struct dvshare_var *v = dvshare_var_alloc(dev, name, 0);
+		if (v == NULL) {
+			bench_fail("dvshare_var_alloc(%s): %s", name, rte_strerror(rte_errno));
+			return -1;
+		}
+		dvshare_var_release(v);
+	}
+	return 0;
+}
+
+int bench_s5_revoke(struct bench_ctx *x)
+{
+	static const int nsec[] = { 1, 4, 8 };
+	const int rounds = x->o->quick ? 50 : 200;
+	struct bench_child kids[MAX_IDLE];
+	double lat[200], med[3], p99[3], max[3];
+	struct dvshare_dev *dev = bench_dev_open(x->o->dev, 0);
+	char name[DVSHARE_NAME_MAX];
+
+	if (dev == NULL)
+		return -1;
+	for (size_t k = 0; k < 3; k++) {
+		int n = nsec[k], rc;
+
+		if (publish_vars(dev, "rv%d_%d", n, rounds) != 0 ||
+		    start_idle(x, x->o->dev, kids, n) != 0)
+			return -1;
+		for (int i = 0; i < rounds; i++) {
+			snprintf(name, sizeof(name), "rv%d_%d", n, i);
+			double t0 = bench_now();
+			rc = dvshare_destroy(dev, name, BENCH_TIMEOUT_MS);
+			lat[i] = (bench_now() - t0) * 1e6;
+			if (rc != 0) {
+				bench_fail("dvshare_destroy(%s) with %d secondaries: %s", name, n,
+					   strerror(-rc));
+				return -1;
+			}
+		}
+		if (stop_idle(kids, n, 0) != 0)
+			return -1;
+		med[k] = bench_median(lat, rounds);
+		p99[k] = bench_percentile(lat, rounds, 99);
+		max[k] = lat[rounds - 1];
+	}
+	if (bench_dev_close(dev) != 0)
+		return -1;
+	printf("\n5. dvshare_destroy() of a VAR every secondary imported, %d destroys per row\n",
+	       rounds);
+	printf("   (%d cores; the secondaries are idle processes sharing them with the primary)\n",
+	       x->cores);
+	printf("   %12s %12s %12s %12s\n", "secondaries", "median us", "p99 us", "max us");
+	bj_int("cores", x->cores);
+	bj_int("destroys", rounds);
+	bj_arr("rows");
+	for (size_t k = 0; k < 3; k++) {
+		printf("   %12d %12.1f %12.1f %12.1f\n", nsec[k], med[k], p99[k], max[k]);
+		bj_obj(NULL);
+		bj_int("secondaries", nsec[k]);
+		bj_num("median_us", med[k]);
+		bj_num("p99_us", p99[k]);
+		bj_num("max_us", max[k]);
+		bj_end();
+	}
+	bj_end();
+	bench_goal(5, "revoke p99 with 8 secondaries", p99[2] * 1e-3, 1, "ms");
+	return 0;
+}
+
+/* dvshare_destroy() of @n objects one at a time, then dvshare_destroy_many()
+ * of @n others: seconds each. */
+static int destroy_both(struct dvshare_dev *dev, int n, double *one, double *many)
+{
+	char (*names)[DVSHARE_NAME_MAX] = calloc((size_t)n, sizeof(*names));
+	const char **ptrs = calloc((size_t)n, sizeof(*ptrs));
+	int rc = -1;
+	double t0;
+
+	if (names == NULL || ptrs == NULL)
+		goto out;
+	t0 = bench_now();
+	for (int i = 0; i < n; i++) {
+		snprintf(names[i], DVSHARE_NAME_MAX, "s%d", i);
+		rc = dvshare_destroy(dev, names[i], BENCH_TIMEOUT_MS);
+		if (rc != 0) {
+			bench_fail("dvshare_destroy(%s): %s", names[i], strerror(-rc));
+			goto out;
+		}
+	}
+	*one = bench_now() - t0;
+	for (int i = 0; i < n; i++) {
+		snprintf(names[i], DVSHARE_NAME_MAX, "m%d", i);
+		ptrs[i] = names[i];
+	}
+	t0 = bench_now();
+	rc = dvshare_destroy_many(dev, ptrs, (unsigned int)n, BENCH_TIMEOUT_MS);
+	*many = bench_now() - t0;
+	if (rc != n) {
+		bench_fail("dvshare_destroy_many(%d objects): %s", n,
+			   rc < 0 ? strerror(-rc) : "not all destroyed");
+		rc = -1;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(names);
+	free(ptrs);
+	return rc;
+}
+
+int bench_s6_batch(struct bench_ctx *x)
+{
+	const int objs = 10000, n = x->o->quick ? 200 : 1000, nsec = MAX_IDLE;
+	struct bench_child kids[MAX_IDLE];
+	double one = 0, many = 0, close_s;
+	struct dvshare_dev *dev;
+	char name[32];
+
+	if (bench_dev_name(x, 2, name, sizeof(name)) != 0)
+		return -1;
+	dev = bench_dev_open(name, 0);
+	if (dev == NULL || bench_publish(dev, BENCH_BULK, 0, objs, APP_BULK_ALL_VARS) != 0 ||
+	    bench_publish(dev, "s", 0, n, APP_BULK_ALL_VARS) != 0 ||
+	    bench_publish(dev, "m", 0, n, APP_BULK_ALL_VARS) != 0 ||
+	    start_idle(x, name, kids, nsec) != 0 || destroy_both(dev, n, &one, &many) != 0)
+		return -1;
+	close_s = bench_now();
+	if (bench_dev_close(dev) != 0)
+		return -1;
+	close_s = bench_now() - close_s;
+	if (stop_idle(kids, nsec, 1) != 0)
+		return -1;
+	printf("\n6. Batched destroy on %s, %d eager secondaries attached (each imported all)\n",
+	       name, nsec);
+	printf("   (a) dvshare_dev_close() of %d objects: %.1f ms\n",
+	       objs, close_s * 1e3);
+	bench_goal(6, "dvshare_dev_close, 10,000 objects, 8 secondaries", close_s * 1e3, 100,
+		   "ms");
+	printf("   (b) %d objects (a quarter each VARs, UMEMs, counters, PDs):\n", n);
+	printf("       %-44s %10.1f ms  (%.0f us each)\n", "one by one, dvshare_destroy", one * 1e3,
+	       one * 1e6 / n);
+	printf("       %-44s %10.1f ms\n", "one dvshare_destroy_many", many * 1e3);
+	printf("       ratio one-by-one / batched %.0fx\n", one / many);
+	bj_str("device", name);
+	bj_int("secondaries", nsec);
+	bj_int("close_objects", objs);
+	bj_num("close_ms", close_s * 1e3);
+	bj_int("batch_objects", n);
+	bj_num("one_by_one_ms", one * 1e3);
+	bj_num("destroy_many_ms", many * 1e3);
+	bj_num("ratio", one / many);
+	return 0;
+}
