@@ -14,6 +14,7 @@ pkgs=(
   doxygen              # API reference; suite docs checks it is complete
   dpdk-dev             # dpdk-telemetry.py, DPDK's client, for the telemetry test
   groff-base           # checks the dvshare-pmd manual page
+  gnuplot-nox          # buildtools/bench.sh --plot draws the charts of doc/benchmarks.md
 )
 
 missing=()

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Draw dvshare-bench's JSON (--json FILE) as PNG charts with gnuplot.
+
+    bench_plot.py BENCH.json OUTDIR
+
+Writes OUTDIR/attach.png (attach time vs objects, one line per attach
+mode), OUTDIR/lookup.png (lookup + release against rte_hash) and
+OUTDIR/revoke.png (single-object revoke latency vs secondaries). A chart
+whose section is absent from the JSON is skipped and said so; a JSON that
+is not dvshare-bench's is an error.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TERMINAL = "set terminal pngcairo noenhanced size 800,500 font 'sans,10'"
+
+
+def machine_line(doc):
+    m = doc.get("machine", {})
+    return "%s cores %s, %s, %s" % (m.get("cores", "?"), m.get("cpu", "?"),
+                                    m.get("dpdk", "DPDK"), m.get("date", "")[:10])
+
+
+def gnuplot(script, data):
+    """Run gnuplot on @script with the inline data blocks in @data."""
+    text = "".join("$%s << EOD\n%s\nEOD\n" % (name, "\n".join(rows))
+                   for name, rows in data.items()) + script
+    with tempfile.NamedTemporaryFile("w", suffix=".gp", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        subprocess.run(["gnuplot", path], check=True)
+    finally:
+        os.unlink(path)
+
+
+def plot_attach(doc, sec, out):
+    modes = sec["modes"]
+    data, plots = {}, []
+    for mode in ("eager", "lazy", "selective"):
+        pts = modes.get(mode, {}).get("points", [])
+        if not pts:
+            continue
+        # Log x axis: the empty registry is drawn at 1 object.
+        data[mode] = ["%d %g" % (max(p["objects"], 1), p["attach_ms"]) for p in pts]
+        plots.append("$%s using 1:2 with linespoints lw 2 title '%s'" % (mode, mode))
+    gnuplot("""%s
+set output '%s'
+set title "Secondary attach inside rte_eal_init() vs objects published\\n%s, median of %s runs"
+set xlabel 'objects published (0 drawn at 1)'
+set ylabel 'attach ms (dvshare_stats.attach_ns)'
+set logscale x
+set grid
+set key top left
+set arrow from graph 0, first 10 to graph 1, first 10 nohead dt 2 lw 2 lc 'red'
+set label 'goal eager 10,000: 10 ms' at graph 0.55, first 11.5 tc 'red'
+plot %s
+""" % (TERMINAL, out, machine_line(doc), sec.get("runs", "?"), ", ".join(plots)), data)
+
+
+def plot_lookup(doc, sec, out):
+    rows = ['"dvshare\\nsecondary" %g' % sec["secondary_ns"],
+            '"dvshare\\nprimary" %g' % sec["primary_ns"],
+            '"rte_hash\\n(baseline)" %g' % sec["rte_hash_ns"]]
+    gnuplot("""%s
+set output '%s'
+set title "Lookup + release, %d objects, round-robin over all names\\n%s"
+set ylabel 'ns per lookup'
+set style fill solid 0.6 border -1
+set boxwidth 0.5
+set yrange [0:*]
+set grid ytics
+set bmargin 4
+set arrow from graph 0, first 100 to graph 1, first 100 nohead dt 2 lw 2 lc 'red'
+set label 'goal 100 ns' at graph 0.82, first 106 tc 'red'
+unset key
+plot $lookup using 0:2:xtic(1) with boxes, '' using 0:2:(sprintf('%%.0f ns', $2)) with labels offset 0,1
+""" % (TERMINAL, out, sec["objects"], machine_line(doc)), {"lookup": rows})
+
+
+def plot_revoke(doc, sec, out):
+    rows = ["%d %g %g %g" % (r["secondaries"], r["median_us"], r["p99_us"], r["max_us"])
+            for r in sec["rows"]]
+    gnuplot("""%s
+set output '%s'
+set title "dvshare_destroy() of a VAR every secondary imported, %s destroys per point\\n%s; the secondaries share the cores with the primary"
+set xlabel 'secondaries attached'
+set ylabel 'latency us'
+set logscale y
+set grid
+set key top left
+set arrow from graph 0, first 1000 to graph 1, first 1000 nohead dt 2 lw 2 lc 'red'
+set label 'goal p99 1 ms' at graph 0.82, first 1120 tc 'red'
+plot $revoke using 1:2 with linespoints lw 2 title 'median', \\
+     '' using 1:3 with linespoints lw 2 title 'p99', \\
+     '' using 1:4 with points pt 6 title 'max'
+""" % (TERMINAL, out, sec.get("destroys", "?"), machine_line(doc)), {"revoke": rows})
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench_plot.py BENCH.json OUTDIR")
+    try:
+        with open(sys.argv[1]) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("bench_plot: cannot read %s: %s" % (sys.argv[1], e))
+    if not isinstance(doc, dict) or "sections" not in doc or "machine" not in doc:
+        sys.exit("bench_plot: %s is not dvshare-bench JSON (no machine/sections)" % sys.argv[1])
+    os.makedirs(sys.argv[2], exist_ok=True)
+    charts = (("4", "attach.png", plot_attach), ("3", "lookup.png", plot_lookup),
+              ("5", "revoke.png", plot_revoke))
+    for key, name, draw in charts:
+        sec = doc["sections"].get(key)
+        out = os.path.join(sys.argv[2], name)
+        if sec is None:
+            print("bench_plot: section %s not in the run: %s not drawn" % (key, name))
+            continue
+        draw(doc, sec, out)
+        print("bench_plot: wrote %s" % out)
+
+
+if __name__ == "__main__":
+    main()
