@@ -175,6 +175,16 @@ int bench_s6_batch(struct bench_ctx *x)
 
 	if (bench_dev_name(x, 2, name, sizeof(name)) != 0)
 		return -1;
+	/* Baseline: the same close with nobody attached (kernel objects
+	 * destroyed, nothing to revoke). */
+	double alone_s;
+	dev = bench_dev_open(name, 0);
+	if (dev == NULL || bench_publish(dev, BENCH_BULK, 0, objs, APP_BULK_ALL_VARS) != 0)
+		return -1;
+	alone_s = bench_now();
+	if (bench_dev_close(dev) != 0)
+		return -1;
+	alone_s = bench_now() - alone_s;
 	dev = bench_dev_open(name, 0);
 	if (dev == NULL || bench_publish(dev, BENCH_BULK, 0, objs, APP_BULK_ALL_VARS) != 0 ||
 	    bench_publish(dev, "s", 0, n, APP_BULK_ALL_VARS) != 0 ||
@@ -191,6 +201,8 @@ int bench_s6_batch(struct bench_ctx *x)
 	       name, nsec);
 	printf("   (a) dvshare_dev_close() of %d objects: %.1f ms\n",
 	       objs, close_s * 1e3);
+	printf("       baseline, the same close with no secondary attached: %.1f ms (%.1fx)\n",
+	       alone_s * 1e3, close_s / alone_s);
 	bench_goal(6, "dvshare_dev_close, 10,000 objects, 8 secondaries", close_s * 1e3, 100,
 		   "ms");
 	printf("   (b) %d objects (a quarter each VARs, UMEMs, counters, PDs):\n", n);
@@ -202,6 +214,7 @@ int bench_s6_batch(struct bench_ctx *x)
 	bj_int("secondaries", nsec);
 	bj_int("close_objects", objs);
 	bj_num("close_ms", close_s * 1e3);
+	bj_num("close_alone_ms", alone_s * 1e3);
 	bj_int("batch_objects", n);
 	bj_num("one_by_one_ms", one * 1e3);
 	bj_num("destroy_many_ms", many * 1e3);
