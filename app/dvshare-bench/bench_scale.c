@@ -96,12 +96,6 @@ static int scale_mode(const struct bench_ctx *x, const char *name, int mode, int
 
 	r->fds0 = bench_count_fds();
 	r->maps0 = bench_count_lines("/proc/self/maps");
-	if (getenv("BENCH_DEBUG_LEAKS") != NULL) {
-		char cmd[96];
-		snprintf(cmd, sizeof(cmd), "cat /proc/%d/maps > /tmp/maps0.%d", (int)getpid(), mode);
-		if (system(cmd) != 0)
-			return -1;
-	}
 	dev = bench_dev_open(name, 0);
 	if (dev == NULL)
 		return -1;
@@ -137,12 +131,6 @@ static int scale_mode(const struct bench_ctx *x, const char *name, int mode, int
 		}
 	}
 	settle(r);
-	if (getenv("BENCH_DEBUG_LEAKS") != NULL) {
-		char cmd[64];
-		snprintf(cmd, sizeof(cmd), "cat /proc/%d/maps > /tmp/maps1.%d", (int)getpid(), mode);
-		if (system(cmd) != 0)
-			return -1;
-	}
 	return 0;
 }
 

@@ -105,8 +105,9 @@ int dvshare_dev::destroy_many(const std::vector<std::string> &names, unsigned in
 		pending_[rid] = { dvs::kRevokeBatch, 0, dvs::Peers::get().attached_to(name_) };
 	}
 	dvs::fault_point("primary-revoke");
+	const pid_t self = getpid(); /* a system call: once, not per object */
 	for (const BatchItem &it : items)
-		lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), getpid());
+		lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), self);
 	dvs::ipc_revoke(this, dvs::kRevokeBatch, 0, rid);
 	std::set<pid_t> missing;
 	int rc = wait_acks(rid, timeout_ms, &missing);
@@ -139,7 +140,7 @@ int dvshare_dev::destroy_many(const std::vector<std::string> &names, unsigned in
 	}
 	lib.stats.destroyed += gone.size();
 	for (const std::string &n : gone)
-		lib.emit(this, DVSHARE_EVENT_REVOKED, n.c_str(), getpid());
+		lib.emit(this, DVSHARE_EVENT_REVOKED, n.c_str(), self);
 	if (refused != 0) {
 		DVS_LOG(ERR, "%s: %zu of %zu object(s) destroyed; the device refused the others, "
 			     "which stay published", name_.c_str(), gone.size(), items.size());
