@@ -70,6 +70,19 @@ static void publish_set(struct scene *s)
 	OK(&s->prim, "create " DEV " obj q1 1 64");
 }
 
+/* A primary with the usual set published and two plain secondaries. */
+static void published_with_two(struct scene *s, const char *tag, struct peer **a,
+			       struct peer **b)
+{
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(s, tag), 0);
+	publish_set(s);
+	*a = secondary(s, NULL);
+	*b = secondary(s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*b);
+}
+
 /* A doorbell from @p on @var reaches the device: the primary's engine
  * (made on first use) counts it. */
 static void doorbell_reaches_device(struct scene *s, struct peer *p, const char *var)
@@ -101,13 +114,7 @@ static void test_destroy_reaches_every_secondary(void)
 	struct scene s;
 	struct peer *a, *b;
 
-	CU_ASSERT_FATAL(mp_have_hugepages());
-	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "destroy"), 0);
-	publish_set(&s);
-	a = secondary(&s, NULL);
-	b = secondary(&s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	published_with_two(&s, "destroy", &a, &b);
 	REPLY_IS(a, "ok 0", "hold " DEV " obj q0");
 	REPLY_IS(b, "ok 0", "hold " DEV " var db0");
 	OK(&s.prim, "destroy " DEV " q0 5000");
@@ -167,13 +174,7 @@ static void test_hung_secondary(void)
 	struct scene s;
 	struct peer *a, *b;
 
-	CU_ASSERT_FATAL(mp_have_hugepages());
-	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "hung"), 0);
-	publish_set(&s);
-	a = secondary(&s, NULL);
-	b = secondary(&s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	published_with_two(&s, "hung", &a, &b);
 	OK(a, "blockrevoke 1");
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " db1 300"), "err 16", 6), 0);
 	/* Intact and usable everywhere, including where it was let go of. */
@@ -507,13 +508,7 @@ static void test_batch_destroy(void)
 	struct scene s;
 	struct peer *a, *b;
 
-	CU_ASSERT_FATAL(mp_have_hugepages());
-	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "batch"), 0);
-	publish_set(&s);
-	a = secondary(&s, NULL);
-	b = secondary(&s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	published_with_two(&s, "batch", &a, &b);
 	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
 	REPLY_IS(b, "ok 0", "hold " DEV " obj q1");
 	long revoked = ok_num(peer_cmd(a, "ev 5"));
