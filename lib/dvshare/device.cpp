@@ -54,9 +54,9 @@ void dvshare_dev::teardown()
 void dvshare_dev::drop_handles(enum dvshare_type type)
 {
 	auto keep = [](std::unique_ptr<Handle> &h) {
-		if (h->refs.load() == 0)
+		if (h->refs() == 0)
 			return false;
-		h->revoked.store(true);
+		h->revoke_and_drain();
 		h->unreachable = true;
 		h->let_go();
 		return true;
@@ -208,7 +208,7 @@ Handle *dvshare_dev::handle_at(uint32_t slot, uint32_t gen) const
 {
 	Handle *h = store_.view(slot);
 
-	return h != nullptr && h->gen == gen && !h->revoked.load() ? h : nullptr;
+	return h != nullptr && h->gen == gen && !h->revoked() ? h : nullptr;
 }
 
 int dvshare_dev::general_cmd(const void *in, size_t inlen, void *out, size_t outlen)

@@ -52,7 +52,7 @@ void dvshare_dev::let_go_locked(uint32_t slot)
 
 	if (h == nullptr)
 		return;
-	h->revoked.store(true);
+	h->revoke_and_drain();
 	dvs::Library::get().stats.revoked++;
 	/* A VAR is fenced now; objects and UMEMs are refused from now on
 	 * and unimported at their last release. */
@@ -72,7 +72,7 @@ void dvshare_dev::reap_locked()
 	std::erase_if(retired_, [quiet](const std::unique_ptr<Handle> &h) {
 		if (quiet)
 			h->unreachable = true;
-		return h->unreachable && h->refs.load() == 0;
+		return h->unreachable && h->refs() == 0;
 	});
 }
 

@@ -77,8 +77,14 @@ int primary_check()
 /* A revoked handle's last reference frees it (VAR fence, unimport). */
 void release(dvs::Handle *h)
 {
-	if (h != nullptr && h->put() && h->revoked.load())
-		h->dev->reap();
+	bool revoked;
+
+	if (h == nullptr)
+		return;
+	/* Read before the reference goes: the handle may be freed after. */
+	dvshare_dev *dev = h->dev;
+	if (h->put(&revoked) && revoked)
+		dev->reap();
 }
 
 /* Query and modify: refused once revoked, else on this process's context. */
@@ -86,9 +92,7 @@ template <typename Fn> int obj_cmd(struct dvshare_obj *obj, Fn &&fn)
 {
 	if (obj == nullptr)
 		return fail(EINVAL);
-	if (obj->revoked.load() || obj->dv == nullptr)
-		return fail(ENODEV);
-	int rc = fn(obj->dev->glue());
+	int rc = obj->command([&] { return obj->dv == nullptr ? ENODEV : fn(obj->dev->glue()); });
 	return rc == 0 ? 0 : fail(rc);
 }
 

@@ -10,7 +10,9 @@
 #define DVS_HANDLES_H
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
+#include <thread>
 
 #include "dvs_fd.h"
 #include "dvs_glue.h"
@@ -29,15 +31,45 @@ struct Handle {
 	Handle(const Handle &) = delete;
 	Handle &operator=(const Handle &) = delete;
 
-	void get() { refs.fetch_add(1, std::memory_order_relaxed); }
-	/* Drop a reference; true when it was the last one. A release with no
+	/* The reference count and the revoked flag share one word: the
+	 * release that drops the last reference learns from that same atomic
+	 * operation whether the handle was revoked, without reading the
+	 * handle again (a reaper may free it once the count is zero). */
+	static constexpr uint32_t kRevokedBit = 1u << 31;
+	static constexpr uint32_t kRefMask = kRevokedBit - 1;
+
+	void get() { word_.fetch_add(1, std::memory_order_relaxed); }
+	/* Drop a reference; true when it was the last one, with *revoked
+	 * telling whether the handle was revoked by then. A release with no
 	 * reference left (a double release) is refused, not wrapped round. */
-	bool put()
+	bool put(bool *revoked)
 	{
-		int32_t n = refs.load(std::memory_order_relaxed);
-		while (n > 0 && !refs.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel))
+		uint32_t n = word_.load(std::memory_order_relaxed);
+		while ((n & kRefMask) > 0 &&
+		       !word_.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel))
 			;
-		return n == 1;
+		*revoked = (n & kRevokedBit) != 0;
+		return (n & kRefMask) == 1;
+	}
+	uint32_t refs() const { return word_.load() & kRefMask; }
+	bool revoked() const { return (word_.load() & kRevokedBit) != 0; }
+	/* Refuse commands from now on, then wait for those already started:
+	 * none reaches the device after this returns (the object's id may
+	 * then name another object, or the import be freed). */
+	void revoke_and_drain()
+	{
+		word_.fetch_or(kRevokedBit, std::memory_order_seq_cst);
+		while (cmds_.load(std::memory_order_seq_cst) != 0)
+			std::this_thread::yield();
+	}
+	/* Run @fn (a device command on this handle) unless revoked: ENODEV
+	 * then. Announced before the check, so a revoke waits for it. */
+	template <typename Fn> int command(Fn &&fn)
+	{
+		cmds_.fetch_add(1, std::memory_order_seq_cst);
+		int rc = revoked() ? ENODEV : fn();
+		cmds_.fetch_sub(1, std::memory_order_release);
+		return rc;
 	}
 	/* Give the rdma-core object up now (destroy if owner, else unimport;
 	 * a VAR is fenced first); the handle stays valid memory. */
@@ -48,12 +80,15 @@ struct Handle {
 	bool owner;           /* created here: destroy on close; else unimport */
 	uint32_t slot = 0;    /* registry slot */
 	uint32_t gen = 0;     /* registry generation of that slot */
-	std::atomic<int32_t> refs{0};
-	/* Let go of: VAR fenced, kernel object destroyed (owner) or about
-	 * to be unimported (importer); query/modify refuse with -ENODEV. */
-	std::atomic<bool> revoked{false};
 	bool unreachable = false; /* no lookup can reach it any more */
 	char name[DVSHARE_NAME_MAX] = {};
+
+private:
+	/* References, and the revoked bit: let go of (VAR fenced, kernel
+	 * object destroyed by the owner or about to be unimported by an
+	 * importer); query/modify refuse with -ENODEV. */
+	std::atomic<uint32_t> word_{0};
+	std::atomic<int32_t> cmds_{0}; /* device commands running on it */
 };
 
 } // namespace dvs

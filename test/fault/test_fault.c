@@ -470,6 +470,57 @@ static void test_many_secondaries(void)
 	mp_cleanup(s.prefix);
 }
 
+/* Lookups racing revokes: four threads in each of two secondaries look
+ * up, ring or read, and release sixteen names in a loop while the primary
+ * destroys and re-publishes them twenty times (one by one, then as a
+ * batch, in turn). In lazy mode every re-published name is imported under
+ * the threads' feet. Each lookup finds its object or fails with ENOENT,
+ * every destroy completes, and the device ends with nothing left over. */
+static void race_publish(struct scene *s, int names)
+{
+	for (int k = 0; k < names; k++)
+		OK(&s->prim, "create " DEV " %s r%d", k % 2 ? "counter" : "var", k);
+}
+
+static void test_lookups_race_revokes(void)
+{
+	const int names = 16, rounds = 20;
+	struct peer *p[2];
+	struct scene s;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "race"), 0);
+	race_publish(&s, names);
+	for (int i = 0; i < 2; i++) {
+		p[i] = secondary(&s, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p[i]);
+		OK(p[i], "hammerstart " DEV " r %d", names);
+	}
+	for (int r = 0; r < rounds; r++) {
+		if (r % 2 == 0) {
+			for (int k = 0; k < names; k++)
+				OK(&s.prim, "destroy " DEV " r%d 5000", k);
+		} else {
+			REPLY_IS(&s.prim, "ok 16", "destroyglob " DEV " r* 5000");
+		}
+		race_publish(&s, names);
+	}
+	for (int i = 0; i < 2; i++) {
+		unsigned long hits = 0, misses = 0, other = 1;
+		int err = 0;
+		const char *r = peer_cmd(p[i], "hammerstop");
+		CU_ASSERT_EQUAL(sscanf(r, "ok %lu %lu %lu %d", &hits, &misses, &other, &err), 4);
+		fprintf(stderr, "race: secondary %d: %lu found, %lu ENOENT, %lu other (errno %d)\n",
+			i, hits, misses, other, err);
+		CU_ASSERT(hits > 0);
+		CU_ASSERT_EQUAL(other, 0);
+		/* Every name is found again once the churn stops. */
+		for (int k = 0; k < names; k++)
+			OK(p[i], "lookup " DEV " %s r%d", k % 2 ? "obj" : "var", k);
+	}
+	scene_end(&s);
+}
+
 /* The primary's close runs the destroy protocol for every object. */
 static void test_close_is_coordinated(void)
 {
@@ -616,6 +667,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_exit_vs_death),
 	DVS_TEST(test_primary_exit_is_a_close),
 	DVS_TEST(test_many_secondaries),
+	DVS_TEST(test_lookups_race_revokes),
 	DVS_TEST(test_churn),
 	DVS_TEST_END,
 };

@@ -10,7 +10,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +172,110 @@ static void cmd_ring(struct dvshare_dev *d, const char *name, unsigned int off,
 		dvshare_doorbell32(db, off, value);
 	dvshare_var_release(v);
 	reply("ok");
+}
+
+/* Lookups racing revokes: threads of this process look up names
+ * <prefix>0..<prefix>N-1 (even: VARs, rung; odd: flow counters, read) and
+ * release them in a loop, while the test destroys and re-publishes them.
+ * A lookup either finds the object or fails with ENOENT; anything else is
+ * counted (with the last errno) for the test to refuse. */
+#define HAMMER_THREADS 4
+static struct {
+	pthread_t th[HAMMER_THREADS];
+	struct dvshare_dev *dev;
+	char prefix[32];
+	unsigned int names;
+	atomic_int stop;
+	atomic_ulong hits, misses, other;
+	atomic_int other_errno;
+	int running;
+} ham;
+
+static void hammer_one(unsigned int k)
+{
+	char name[DVSHARE_NAME_MAX];
+	int err = 0;
+
+	snprintf(name, sizeof(name), "%s%u", ham.prefix, k);
+	if (k % 2 == 0) {
+		struct dvshare_var *v = dvshare_var_lookup(ham.dev, name);
+		if (v != NULL) {
+			/* After a revoke this lands in the fence, never on the page. */
+			dvshare_doorbell32(dvshare_var_doorbell(v), 0, k);
+			dvshare_var_release(v);
+		} else {
+			err = rte_errno;
+		}
+	} else {
+		struct dvshare_obj *o = dvshare_obj_lookup(ham.dev, name);
+		uint64_t packets, octets;
+		if (o != NULL) {
+			/* Refused with ENODEV once revoked: the handle stays valid. */
+			int rc = app_counter_read(o, &packets, &octets);
+			if (rc != 0 && rc != -ENODEV) {
+				atomic_fetch_add(&ham.other, 1);
+				atomic_store(&ham.other_errno, -rc);
+			}
+			dvshare_obj_release(o);
+		} else {
+			err = rte_errno;
+		}
+	}
+	if (err == 0) {
+		atomic_fetch_add_explicit(&ham.hits, 1, memory_order_relaxed);
+	} else if (err == ENOENT) {
+		atomic_fetch_add_explicit(&ham.misses, 1, memory_order_relaxed);
+	} else {
+		atomic_fetch_add(&ham.other, 1);
+		atomic_store(&ham.other_errno, err);
+	}
+}
+
+static void *hammer_loop(void *arg)
+{
+	unsigned int k = (unsigned int)(uintptr_t)arg;
+
+	while (!atomic_load_explicit(&ham.stop, memory_order_relaxed))
+		hammer_one(k++ % ham.names);
+	return NULL;
+}
+
+static void cmd_hammer_start(struct dvshare_dev *d, const char *prefix, unsigned int names)
+{
+	if (ham.running || names == 0)
+		return reply("err 22 hammer: running already, or no names");
+	ham.dev = d;
+	snprintf(ham.prefix, sizeof(ham.prefix), "%s", prefix);
+	ham.names = names;
+	atomic_store(&ham.stop, 0);
+	atomic_store(&ham.hits, 0);
+	atomic_store(&ham.misses, 0);
+	atomic_store(&ham.other, 0);
+	atomic_store(&ham.other_errno, 0);
+	for (int i = 0; i < HAMMER_THREADS; i++) {
+		int rc = pthread_create(&ham.th[i], NULL, hammer_loop, (void *)(uintptr_t)i);
+		if (rc != 0) {
+			atomic_store(&ham.stop, 1);
+			while (--i >= 0)
+				pthread_join(ham.th[i], NULL);
+			return reply("err %d hammer: pthread_create", rc);
+		}
+	}
+	ham.running = 1;
+	reply("ok");
+}
+
+/* "ok <hits> <ENOENT misses> <other failures> <last other errno>". */
+static void cmd_hammer_stop(void)
+{
+	if (!ham.running)
+		return reply("err 22 hammer: not running");
+	atomic_store(&ham.stop, 1);
+	for (int i = 0; i < HAMMER_THREADS; i++)
+		pthread_join(ham.th[i], NULL);
+	ham.running = 0;
+	reply("ok %lu %lu %lu %d", atomic_load(&ham.hits), atomic_load(&ham.misses),
+	      atomic_load(&ham.other), atomic_load(&ham.other_errno));
 }
 
 /* "ok <has VIRTIO_NET_Q> <in-page doorbell offset> <VAR pages>": what a
@@ -595,6 +701,11 @@ static int run(char *line)
 			return reply_err("getmeta"), 0;
 		t[n] = '\0';
 		reply("ok %s", t);
+	} else if (sscanf(line, "hammerstart %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_hammer_start(d, b, x);
+	} else if (strcmp(line, "hammerstop") == 0) {
+		cmd_hammer_stop();
 	} else if (sscanf(line, "ring %255s %255s %u %u %u", a, b, &x, &y, &z) == 5) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_ring(d, b, x, y, z);
