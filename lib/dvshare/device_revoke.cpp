@@ -29,6 +29,10 @@ int dvshare_dev::kill_kernel_object(Handle *h)
 {
 	int rc = 0;
 
+	/* Other threads of this process may be querying it: none may run
+	 * during the destroy (it frees rdma-core's object) or reach the id
+	 * after it (the device reuses ids). If the device refuses, they go on. */
+	h->hold_commands();
 	if (h->type == DVSHARE_TYPE_OBJ) {
 		auto *o = static_cast<dvshare_obj *>(h);
 		rc = glue_->devx_obj_destroy(o->dv);
@@ -40,6 +44,9 @@ int dvshare_dev::kill_kernel_object(Handle *h)
 		if (rc == 0)
 			u->dv = nullptr;
 	}
+	if (rc == 0)
+		h->revoke_and_drain(); /* the waiting commands find it revoked */
+	h->release_commands();
 	if (rc != 0)
 		DVS_LOG(ERR, "%s: device refused to destroy %s: %s", name_.c_str(), h->name,
 			strerror(rc));

@@ -36,7 +36,8 @@ struct Handle {
 	 * operation whether the handle was revoked, without reading the
 	 * handle again (a reaper may free it once the count is zero). */
 	static constexpr uint32_t kRevokedBit = 1u << 31;
-	static constexpr uint32_t kRefMask = kRevokedBit - 1;
+	static constexpr uint32_t kHeldBit = 1u << 30; /* commands wait */
+	static constexpr uint32_t kRefMask = kHeldBit - 1;
 
 	void get() { word_.fetch_add(1, std::memory_order_relaxed); }
 	/* Drop a reference; true when it was the last one, with *revoked
@@ -59,15 +60,36 @@ struct Handle {
 	void revoke_and_drain()
 	{
 		word_.fetch_or(kRevokedBit, std::memory_order_seq_cst);
-		while (cmds_.load(std::memory_order_seq_cst) != 0)
-			std::this_thread::yield();
+		drain();
 	}
+	/* The owner destroying the kernel object: commands of other threads
+	 * wait (the destroy frees rdma-core's object, and a refused destroy
+	 * must leave the handle usable) until release_commands(). */
+	void hold_commands()
+	{
+		word_.fetch_or(kHeldBit, std::memory_order_seq_cst);
+		drain();
+	}
+	void release_commands() { word_.fetch_and(~kHeldBit, std::memory_order_release); }
 	/* Run @fn (a device command on this handle) unless revoked: ENODEV
-	 * then. Announced before the check, so a revoke waits for it. */
+	 * then. Announced before the check, so a revoke or a hold waits for
+	 * it; a command that finds the handle held steps back and waits. */
 	template <typename Fn> int command(Fn &&fn)
 	{
-		cmds_.fetch_add(1, std::memory_order_seq_cst);
-		int rc = revoked() ? ENODEV : fn();
+		for (;;) {
+			cmds_.fetch_add(1, std::memory_order_seq_cst);
+			uint32_t w = word_.load(std::memory_order_seq_cst);
+			if (w & kRevokedBit) {
+				cmds_.fetch_sub(1, std::memory_order_release);
+				return ENODEV;
+			}
+			if (!(w & kHeldBit))
+				break;
+			cmds_.fetch_sub(1, std::memory_order_release);
+			while (word_.load(std::memory_order_acquire) & kHeldBit)
+				std::this_thread::yield();
+		}
+		int rc = fn();
 		cmds_.fetch_sub(1, std::memory_order_release);
 		return rc;
 	}
@@ -84,7 +106,13 @@ struct Handle {
 	char name[DVSHARE_NAME_MAX] = {};
 
 private:
-	/* References, and the revoked bit: let go of (VAR fenced, kernel
+	void drain() const
+	{
+		while (cmds_.load(std::memory_order_seq_cst) != 0)
+			std::this_thread::yield();
+	}
+
+	/* References, the held bit, and the revoked bit: let go of (VAR fenced, kernel
 	 * object destroyed by the owner or about to be unimported by an
 	 * importer); query/modify refuse with -ENODEV. */
 	std::atomic<uint32_t> word_{0};

@@ -470,10 +470,10 @@ static void test_many_secondaries(void)
 	mp_cleanup(s.prefix);
 }
 
-/* Lookups racing revokes: four threads in each of two secondaries look
- * up, ring or read, and release sixteen names in a loop while the primary
- * destroys and re-publishes them twenty times (one by one, then as a
- * batch, in turn). In lazy mode every re-published name is imported under
+/* Lookups racing revokes: four threads in each of two secondaries, and
+ * four in the primary, look up, ring or read, and release sixteen names
+ * in a loop while the primary destroys and re-publishes them twenty times
+ * (one by one, then as a batch, in turn). In lazy mode every re-published name is imported under
  * the threads' feet. Each lookup finds its object or fails with ENOENT,
  * every destroy completes, and the device ends with nothing left over. */
 static void race_publish(struct scene *s, int names)
@@ -485,14 +485,16 @@ static void race_publish(struct scene *s, int names)
 static void test_lookups_race_revokes(void)
 {
 	const int names = 16, rounds = 20;
-	struct peer *p[2];
+	struct peer *p[3];
 	struct scene s;
 
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "race"), 0);
 	race_publish(&s, names);
-	for (int i = 0; i < 2; i++) {
-		p[i] = secondary(&s, NULL);
+	p[2] = &s.prim; /* its own threads race its own destroys too */
+	for (int i = 0; i < 3; i++) {
+		if (i < 2)
+			p[i] = secondary(&s, NULL);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p[i]);
 		OK(p[i], "hammerstart " DEV " r %d", names);
 	}
@@ -505,13 +507,13 @@ static void test_lookups_race_revokes(void)
 		}
 		race_publish(&s, names);
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		unsigned long hits = 0, misses = 0, other = 1;
 		int err = 0;
 		const char *r = peer_cmd(p[i], "hammerstop");
 		CU_ASSERT_EQUAL(sscanf(r, "ok %lu %lu %lu %d", &hits, &misses, &other, &err), 4);
-		fprintf(stderr, "race: secondary %d: %lu found, %lu ENOENT, %lu other (errno %d)\n",
-			i, hits, misses, other, err);
+		fprintf(stderr, "race: %s %d: %lu found, %lu ENOENT, %lu other (errno %d)\n",
+			i < 2 ? "secondary" : "primary", i, hits, misses, other, err);
 		CU_ASSERT(hits > 0);
 		CU_ASSERT_EQUAL(other, 0);
 		/* Every name is found again once the churn stops. */
