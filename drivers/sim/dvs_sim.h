@@ -123,6 +123,15 @@ int dvs_sim_page_kicks(struct ibv_context *ctx, uint32_t page_id,
 __rte_internal
 void dvs_sim_fail_next_import(int err);
 
+/**
+ * Make the next DEVX object destroy or UMEM dereg in this process fail
+ * with @p err, the object and its handle staying (as when the firmware
+ * refuses a destroy). For tests of a refused destroy that must not rely
+ * on which destroys a given firmware refuses. 0 disarms.
+ */
+__rte_internal
+void dvs_sim_fail_next_destroy(int err);
+
 /** Device engine: turns doorbell stores into per-page kick counts. */
 struct dvs_sim_engine;
 

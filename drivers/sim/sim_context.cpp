@@ -16,6 +16,7 @@ namespace {
 constexpr uint64_t kContextMagic = 0x5854'4e43'4d49'5344ull; /* "DSIMCNTX" */
 
 std::atomic<int> fail_next_import{0};
+std::atomic<int> fail_next_destroy{0};
 
 std::array<struct ibv_device, DVS_SIM_NUM_DEVICES> make_devices()
 {
@@ -135,6 +136,11 @@ struct ibv_context *import_device(int cmd_fd)
 	return finish_context(std::move(sc));
 }
 
+int take_destroy_failure()
+{
+	return fail_next_destroy.exchange(0);
+}
+
 int close_device(struct ibv_context *ctx)
 {
 	SimContext *sc = to_sim(ctx);
@@ -154,4 +160,9 @@ int close_device(struct ibv_context *ctx)
 void dvs_sim_fail_next_import(int err)
 {
 	dvs::sim::fail_next_import.store(err);
+}
+
+void dvs_sim_fail_next_destroy(int err)
+{
+	dvs::sim::fail_next_destroy.store(err);
 }

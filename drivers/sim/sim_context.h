@@ -71,6 +71,9 @@ const char *get_device_name(struct ibv_device *dev);
 struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context_attr *attr);
 struct ibv_context *import_device(int cmd_fd);
 int close_device(struct ibv_context *ctx);
+/* The errno armed by dvs_sim_fail_next_destroy(), disarmed by the call,
+ * or 0: the next DEVX object destroy or UMEM dereg fails with it. */
+int take_destroy_failure();
 
 /* VAR calls, and the kernel's mmap handler of a cmd_fd. */
 struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags);

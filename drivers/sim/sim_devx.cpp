@@ -285,6 +285,8 @@ int devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 		int rc = t.lookup(o->handle, KobjType::DevxObj, &k);
 		if (rc != 0)
 			return fail(-rc);
+		if ((rc = take_destroy_failure()) != 0)
+			return fail(rc);
 		FwStatus st = fw_destroy(o->ctx->ufile, *k);
 		if (!st.ok())
 			return fail(status_errno(st.status));

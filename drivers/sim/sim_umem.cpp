@@ -174,6 +174,8 @@ int umem_dereg(struct mlx5dv_devx_umem *umem)
 		int rc = t.lookup(u->handle, KobjType::Umem, &k);
 		if (rc != 0)
 			return fail(-rc);
+		if ((rc = take_destroy_failure()) != 0)
+			return fail(rc);
 		if (k->users != 0)
 			return fail(EBUSY);
 		if (k->owner_pid == getpid()) {

@@ -704,6 +704,9 @@ static int run(char *line)
 	} else if (sscanf(line, "hammerstart %255s %255s %u", a, b, &x) == 3) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_hammer_start(d, b, x);
+	} else if (sscanf(line, "simfaildestroy %u", &x) == 1) {
+		dvs_sim_fail_next_destroy((int)x);
+		reply("ok");
 	} else if (strcmp(line, "hammerstop") == 0) {
 		cmd_hammer_stop();
 	} else if (sscanf(line, "ring %255s %255s %u %u %u", a, b, &x, &y, &z) == 5) {

@@ -340,9 +340,30 @@ static void test_umem_in_use(void)
 	teardown();
 }
 
+/* dvs_sim_fail_next_destroy(): one refused destroy (object and handle
+ * stay), then the same destroy goes through. */
+static void test_injected_destroy_failure(void)
+{
+	struct sim_q q;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
+	dvs_sim_fail_next_destroy(EIO);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.q), EIO);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 2u); /* the queue and its PD */
+	dvs_sim_fail_next_destroy(EIO);
+	CU_ASSERT_EQUAL(G->devx_umem_dereg(q.umem[0]), EIO);
+	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 3u);
+	sim_q_destroy(&q); /* disarmed: everything goes */
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 0u);
+	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 0u);
+	teardown();
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_caps),
 	DVS_TEST(test_pd),
+	DVS_TEST(test_injected_destroy_failure),
 	DVS_TEST(test_flow_counter),
 	DVS_TEST(test_virtq_create_query),
 	DVS_TEST(test_virtq_create_checks),
