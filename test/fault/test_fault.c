@@ -70,17 +70,16 @@ static void publish_set(struct scene *s)
 	OK(&s->prim, "create " DEV " obj q1 1 64");
 }
 
-/* A primary with the usual set published and two plain secondaries. */
-static void published_with_two(struct scene *s, const char *tag, struct peer **a,
-			       struct peer **b)
+/* A primary with the usual set published and @n plain secondaries. */
+static void published_with(struct scene *s, const char *tag, struct peer **p, int n)
 {
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	CU_ASSERT_EQUAL_FATAL(scene_start(s, tag), 0);
 	publish_set(s);
-	*a = secondary(s, NULL);
-	*b = secondary(s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(*a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(*b);
+	for (int i = 0; i < n; i++) {
+		p[i] = secondary(s, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p[i]);
+	}
 }
 
 /* A doorbell from @p on @var reaches the device: the primary's engine
@@ -112,9 +111,11 @@ static void survivors_work(struct scene *s, struct peer *healthy)
 static void test_destroy_reaches_every_secondary(void)
 {
 	struct scene s;
-	struct peer *a, *b;
+	struct peer *p[2], *a, *b;
 
-	published_with_two(&s, "destroy", &a, &b);
+	published_with(&s, "destroy", p, 2);
+	a = p[0];
+	b = p[1];
 	REPLY_IS(a, "ok 0", "hold " DEV " obj q0");
 	REPLY_IS(b, "ok 0", "hold " DEV " var db0");
 	OK(&s.prim, "destroy " DEV " q0 5000");
@@ -172,9 +173,11 @@ static void test_fencing(void)
 static void test_hung_secondary(void)
 {
 	struct scene s;
-	struct peer *a, *b;
+	struct peer *p[2], *a, *b;
 
-	published_with_two(&s, "hung", &a, &b);
+	published_with(&s, "hung", p, 2);
+	a = p[0];
+	b = p[1];
 	OK(a, "blockrevoke 1");
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " db1 300"), "err 16", 6), 0);
 	/* Intact and usable everywhere, including where it was let go of. */
@@ -365,11 +368,7 @@ static void test_registry_write_attempts(void)
 	const char *r;
 	int ok = -1, tried = 0;
 
-	CU_ASSERT_FATAL(mp_have_hugepages());
-	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "regw"), 0);
-	publish_set(&s);
-	a = secondary(&s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	published_with(&s, "regw", &a, 1);
 	r = peer_cmd(a, "regwrite " DEV);
 	CU_ASSERT_EQUAL(sscanf(r, "ok %d %d", &ok, &tried), 2);
 	CU_ASSERT_EQUAL(ok, 0);  /* every attempt failed */
@@ -529,11 +528,7 @@ static void test_close_is_coordinated(void)
 	struct scene s;
 	struct peer *a;
 
-	CU_ASSERT_FATAL(mp_have_hugepages());
-	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "close"), 0);
-	publish_set(&s);
-	a = secondary(&s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	published_with(&s, "close", &a, 1);
 	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
 	OK(a, "blockrevoke 1");
 	/* A secondary holding on keeps the device open... */
@@ -559,9 +554,11 @@ static void test_close_is_coordinated(void)
 static void test_batch_destroy(void)
 {
 	struct scene s;
-	struct peer *a, *b;
+	struct peer *p[2], *a, *b;
 
-	published_with_two(&s, "batch", &a, &b);
+	published_with(&s, "batch", p, 2);
+	a = p[0];
+	b = p[1];
 	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
 	REPLY_IS(b, "ok 0", "hold " DEV " obj q1");
 	long revoked = ok_num(peer_cmd(a, "ev 5"));
@@ -634,11 +631,7 @@ static void test_primary_exit_is_a_close(void)
 	struct scene s;
 	struct peer *a;
 
-	CU_ASSERT_FATAL(mp_have_hugepages());
-	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "pexit"), 0);
-	publish_set(&s);
-	a = secondary(&s, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	published_with(&s, "pexit", &a, 1);
 	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
 	REPLY_IS(a, "ok 1", "hold " DEV " obj q0");
 	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
