@@ -50,10 +50,12 @@ void test_refs_and_revoked()
 	CU_ASSERT_TRUE(h.revoked());
 }
 
-void test_revoke_waits_for_running_command()
+/* Close @gate (a revoke or a hold) on @h while another thread is inside
+ * a command on it: the gate must not get through before the command
+ * returns, and must once it has. */
+template <typename Gate> void check_gate_waits_for_command(TestHandle &h, Gate gate)
 {
-	TestHandle h;
-	std::atomic<bool> inside{false}, go{false}, revoked{false};
+	std::atomic<bool> inside{false}, go{false}, through{false};
 	int rc = -1;
 
 	std::thread cmd([&] {
@@ -66,18 +68,25 @@ void test_revoke_waits_for_running_command()
 	});
 	while (!inside)
 		std::this_thread::yield();
-	std::thread rev([&] {
-		h.revoke_and_drain();
-		revoked = true;
+	std::thread closer([&] {
+		gate();
+		through = true;
 	});
 	settle();
-	CU_ASSERT_FALSE(revoked.load()); /* the command is still running */
+	CU_ASSERT_FALSE(through.load()); /* the command is still running */
 	go = true;
 	cmd.join();
-	rev.join();
+	closer.join();
 	CU_ASSERT_EQUAL(rc, 0);
-	CU_ASSERT_TRUE(revoked.load());
+	CU_ASSERT_TRUE(through.load());
+}
+
+void test_revoke_waits_for_running_command()
+{
+	TestHandle h;
 	bool ran = false;
+
+	check_gate_waits_for_command(h, [&] { h.revoke_and_drain(); });
 	CU_ASSERT_EQUAL(h.command([&] { ran = true; return 0; }), ENODEV);
 	CU_ASSERT_FALSE(ran);
 }
@@ -113,28 +122,8 @@ void test_hold_makes_commands_wait()
 void test_hold_waits_for_running_command()
 {
 	TestHandle h;
-	std::atomic<bool> inside{false}, go{false}, held{false};
 
-	std::thread cmd([&] {
-		h.command([&] {
-			inside = true;
-			while (!go)
-				std::this_thread::yield();
-			return 0;
-		});
-	});
-	while (!inside)
-		std::this_thread::yield();
-	std::thread hold([&] {
-		h.hold_commands();
-		held = true;
-	});
-	settle();
-	CU_ASSERT_FALSE(held.load());
-	go = true;
-	cmd.join();
-	hold.join();
-	CU_ASSERT_TRUE(held.load());
+	check_gate_waits_for_command(h, [&] { h.hold_commands(); });
 	h.release_commands();
 }
 
