@@ -135,6 +135,9 @@ private:
 	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
 	void drop_handles(enum dvshare_type type);
 	int kill_kernel_object(dvs::Handle *h);
+	/* destroy_many() of @names, or of every live object when @names is
+	 * null (found in the same walk that marks them, for a close). */
+	int destroy_batch(const std::vector<std::string> *names, unsigned int timeout_ms);
 	void let_go_locked(uint32_t slot);
 	void reap_locked();
 	int wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing);

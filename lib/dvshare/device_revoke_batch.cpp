@@ -51,6 +51,37 @@ bool destroy_order(const BatchItem &a, const BatchItem &b)
 	return a.pub_seq > b.pub_seq;
 }
 
+/* @names as batch items, each slot once; -ENOENT (said) if one is not
+ * published. */
+int resolve_names(const dvs::Registry &reg, const std::vector<std::string> &names,
+		  std::vector<BatchItem> *items, const std::string &dev)
+{
+	std::set<uint32_t> seen;
+
+	for (const std::string &n : names) {
+		RegEntry snap;
+		uint32_t slot;
+		int rc = reg.find(n.c_str(), &snap, &slot);
+		if (rc != 0) {
+			DVS_LOG(ERR, "%s: batch destroy refused: no object %s", dev.c_str(), n.c_str());
+			return rc;
+		}
+		if (seen.insert(slot).second)
+			items->push_back({ slot, snap.type, snap.pub_seq, n });
+	}
+	return 0;
+}
+
+/* Every live object, in one walk of the registry. */
+void live_items(const dvs::Registry &reg, std::vector<BatchItem> *items)
+{
+	for (uint32_t s = reg.next_used(0); s < reg.nslots(); s = reg.next_used(s + 1)) {
+		RegEntry e;
+		if (reg.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live))
+			items->push_back({ s, e.type, e.pub_seq, e.name });
+	}
+}
+
 } // namespace
 
 std::vector<std::string> dvshare_dev::names_matching(const char *pattern)
@@ -68,34 +99,30 @@ std::vector<std::string> dvshare_dev::names_matching(const char *pattern)
 
 int dvshare_dev::destroy_many(const std::vector<std::string> &names, unsigned int timeout_ms)
 {
-	dvs::Library &lib = dvs::Library::get();
-	std::vector<BatchItem> items;
-	std::set<uint32_t> seen;
-	uint32_t rid;
-
-	if (!primary_)
-		return -EPERM;
 	for (const std::string &n : names) {
 		int rc = dvs::check_name(n.c_str());
 		if (rc != 0)
 			return rc;
 	}
+	return destroy_batch(&names, timeout_ms);
+}
+
+int dvshare_dev::destroy_batch(const std::vector<std::string> *names, unsigned int timeout_ms)
+{
+	dvs::Library &lib = dvs::Library::get();
+	std::vector<BatchItem> items;
+	uint32_t rid;
+
+	if (!primary_)
+		return -EPERM;
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (reg_.closed())
 			return -ENODEV;
-		for (const std::string &n : names) {
-			RegEntry snap;
-			uint32_t slot;
-			int rc = reg_.find(n.c_str(), &snap, &slot);
-			if (rc != 0) {
-				DVS_LOG(ERR, "%s: batch destroy refused: no object %s", name_.c_str(),
-					n.c_str());
-				return rc; /* nothing marked yet */
-			}
-			if (seen.insert(slot).second)
-				items.push_back({ slot, snap.type, snap.pub_seq, n });
-		}
+		int rc = names != nullptr ? resolve_names(reg_, *names, &items, name_) :
+					    (live_items(reg_, &items), 0);
+		if (rc != 0)
+			return rc; /* nothing marked yet */
 		if (items.empty())
 			return 0;
 		rid = ++revoke_seq_;
@@ -194,16 +221,9 @@ void dvshare_dev::revoke_local_batch(uint32_t revoke_id, std::vector<std::string
  * secondary. */
 int dvshare_dev::close_all(unsigned int timeout_ms)
 {
-	std::vector<std::string> names;
-
 	if (timeout_ms == 0)
 		timeout_ms = close_timeout_ms_;
-	for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
-		RegEntry e;
-		if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live))
-			names.emplace_back(e.name);
-	}
-	int rc = destroy_many(names, timeout_ms);
+	int rc = destroy_batch(nullptr, timeout_ms);
 	if (rc < 0)
 		return rc;
 	close_primary();
