@@ -25,6 +25,13 @@ def machine_line(doc):
                                     m.get("dpdk", "DPDK"), m.get("date", "")[:10])
 
 
+def goal_line(value, label, x, y):
+    """gnuplot lines drawing a goal: a dashed red line at @value, labelled
+    at (@x of the graph, @y on the axis)."""
+    return ("set arrow from graph 0, first %g to graph 1, first %g nohead dt 2 lw 2 lc 'red'\n"
+            "set label '%s' at graph %g, first %g tc 'red'" % (value, value, label, x, y))
+
+
 def gnuplot(script, data):
     """Run gnuplot on @script with the inline data blocks in @data."""
     text = "".join("$%s << EOD\n%s\nEOD\n" % (name, "\n".join(rows))
@@ -56,10 +63,10 @@ set ylabel 'attach ms (dvshare_stats.attach_ns)'
 set logscale x
 set grid
 set key top left
-set arrow from graph 0, first 10 to graph 1, first 10 nohead dt 2 lw 2 lc 'red'
-set label 'goal: eager at 10,000 objects <= 10 ms' at graph 0.02, first 11.5 tc 'red'
+%s
 plot %s
-""" % (TERMINAL, out, machine_line(doc), sec.get("runs", "?"), ", ".join(plots)), data)
+""" % (TERMINAL, out, machine_line(doc), sec.get("runs", "?"),
+       goal_line(10, "goal: eager at 10,000 objects <= 10 ms", 0.02, 11.5), ", ".join(plots)), data)
 
 
 def plot_lookup(doc, sec, out):
@@ -75,11 +82,11 @@ set boxwidth 0.5
 set yrange [0:*]
 set grid ytics
 set bmargin 4
-set arrow from graph 0, first 100 to graph 1, first 100 nohead dt 2 lw 2 lc 'red'
-set label 'goal 100 ns' at graph 0.82, first 106 tc 'red'
+%s
 unset key
 plot $lookup using 0:2:xtic(1) with boxes, '' using 0:2:(sprintf('%%.0f ns', $2)) with labels offset 0,1
-""" % (TERMINAL, out, sec["objects"], machine_line(doc)), {"lookup": rows})
+""" % (TERMINAL, out, sec["objects"], machine_line(doc), goal_line(100, "goal 100 ns", 0.82, 106)),
+            {"lookup": rows})
 
 
 def plot_revoke(doc, sec, out):
@@ -93,12 +100,12 @@ set ylabel 'latency us'
 set logscale y
 set grid
 set key top left
-set arrow from graph 0, first 1000 to graph 1, first 1000 nohead dt 2 lw 2 lc 'red'
-set label 'goal p99 1 ms' at graph 0.82, first 1120 tc 'red'
+%s
 plot $revoke using 1:2 with linespoints lw 2 title 'median', \\
      '' using 1:3 with linespoints lw 2 title 'p99', \\
      '' using 1:4 with points pt 6 title 'max'
-""" % (TERMINAL, out, sec.get("destroys", "?"), machine_line(doc)), {"revoke": rows})
+""" % (TERMINAL, out, sec.get("destroys", "?"), machine_line(doc),
+       goal_line(1000, "goal p99 1 ms", 0.82, 1120)), {"revoke": rows})
 
 
 def main():
