@@ -272,25 +272,26 @@ int Registry::read(uint32_t slot, RegEntry *snap) const
 
 int Registry::find(const char *name, RegEntry *snap, uint32_t *slot) const
 {
-	const RegHeader *h = hdr();
-	const uint32_t mask = h->nslots - 1;
-	const uint32_t hash = name_hash(name);
-	const uint32_t probes = __atomic_load_n(&h->max_probe, __ATOMIC_ACQUIRE) + 1;
+	const size_t len = strnlen(name, DVSHARE_NAME_MAX);
 
-	for (uint32_t i = 0; i < probes && i <= mask; i++) {
-		uint32_t s = (hash + i) & mask;
-		int rc = read(s, snap);
+	/* locate() probes; the copy is then taken under the slot's seqlock.
+	 * A writer between the two changes the generation or the state: look
+	 * again (a live writer finishes in a few stores). */
+	for (int tries = 0; tries < 1000; tries++) {
+		uint32_t s, gen, type;
+		int rc = locate(name, len, &s, &gen, &type);
 		if (rc != 0)
 			return rc;
-		if (snap->state == static_cast<uint32_t>(EntryState::Empty))
-			break;
-		if (snap->state == static_cast<uint32_t>(EntryState::Live) && snap->hash == hash &&
+		rc = read(s, snap);
+		if (rc != 0)
+			return rc;
+		if (snap->gen == gen && snap->state == static_cast<uint32_t>(EntryState::Live) &&
 		    strcmp(snap->name, name) == 0) {
 			*slot = s;
 			return 0;
 		}
 	}
-	return -ENOENT;
+	return -EAGAIN;
 }
 
 int Registry::locate(const char *name, size_t len, uint32_t *slot, uint32_t *gen,
