@@ -200,9 +200,9 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy 
 
 Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 {
-	uint32_t slot, gen, found_type;
-	size_t len = name != nullptr ? strnlen(name, DVSHARE_NAME_MAX) : 0;
-	int rc = dvs::check_name(name);
+	uint32_t slot, gen, found_type, hash;
+	size_t len;
+	int rc = dvs::check_name(name, &len, &hash); /* one pass over the name */
 
 	if (rc != 0)
 		return dvs::fail_null<Handle>(-rc);
@@ -217,7 +217,7 @@ Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 	/* The common case: a probe that compares in place, then a reference.
 	 * The in-flight count keeps a handle being revoked meanwhile from
 	 * being freed under us. */
-	rc = reg_.locate(name, len, &slot, &gen, &found_type);
+	rc = reg_.locate(name, len, hash, &slot, &gen, &found_type);
 	if (rc != 0)
 		return dvs::fail_null<Handle>(-rc);
 	if (found_type != static_cast<uint32_t>(type))

@@ -19,6 +19,9 @@ namespace {
 /* The registry is written through the primary's existing mapping only:
  * F_SEAL_FUTURE_WRITE refuses every later writable mmap() and write(),
  * whoever asks, and the other seals fix its size. */
+/* FNV-1a, 32 bits: the name hash every process must agree on. */
+constexpr uint32_t kFnvBasis = 2166136261u;
+constexpr uint32_t kFnvPrime = 16777619u;
 constexpr unsigned int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL;
 
 uint32_t pow2_at_least(uint32_t v)
@@ -42,29 +45,40 @@ uint32_t load_seq(const RegEntry &e)
 
 } // namespace
 
-int check_name(const char *name)
+int check_name(const char *name, size_t *len, uint32_t *hash)
 {
+	uint32_t h = kFnvBasis;
+	size_t n = 0;
+
 	if (name == nullptr || name[0] == '\0')
 		return -EINVAL;
-	size_t len = strnlen(name, DVSHARE_NAME_MAX);
-	if (len >= DVSHARE_NAME_MAX)
-		return -ENAMETOOLONG;
-	for (size_t i = 0; i < len; i++) {
-		auto c = static_cast<unsigned char>(name[i]);
+	for (; n < DVSHARE_NAME_MAX && name[n] != '\0'; n++) {
+		auto c = static_cast<unsigned char>(name[n]);
 		if (c <= 0x20 || c >= 0x7f)
 			return -EINVAL;
+		h = (h ^ c) * kFnvPrime;
 	}
+	if (n >= DVSHARE_NAME_MAX)
+		return -ENAMETOOLONG;
+	*len = n;
+	*hash = h;
 	return 0;
+}
+
+int check_name(const char *name)
+{
+	size_t len;
+	uint32_t hash;
+
+	return check_name(name, &len, &hash);
 }
 
 uint32_t name_hash(const char *name)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = kFnvBasis;
 
-	for (; *name != '\0'; name++) {
-		h ^= static_cast<unsigned char>(*name);
-		h *= 16777619u;
-	}
+	for (; *name != '\0'; name++)
+		h = (h ^ static_cast<unsigned char>(*name)) * kFnvPrime;
 	return h;
 }
 
@@ -294,12 +308,11 @@ int Registry::find(const char *name, RegEntry *snap, uint32_t *slot) const
 	return -EAGAIN;
 }
 
-int Registry::locate(const char *name, size_t len, uint32_t *slot, uint32_t *gen,
-		     uint32_t *type) const
+int Registry::locate(const char *name, size_t len, uint32_t hash, uint32_t *slot,
+		     uint32_t *gen, uint32_t *type) const
 {
 	const RegHeader *h = hdr();
 	const uint32_t mask = h->nslots - 1;
-	const uint32_t hash = name_hash(name);
 	const uint32_t probes = __atomic_load_n(&h->max_probe, __ATOMIC_ACQUIRE) + 1;
 	const RegEntry *ents = entries();
 

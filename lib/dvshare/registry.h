@@ -20,6 +20,9 @@ namespace dvs {
 /* 0 for a good object name, else -EINVAL (empty, NULL, non-printable
  * or blank characters) or -ENAMETOOLONG (>= DVSHARE_NAME_MAX bytes). */
 int check_name(const char *name);
+/* The same, and in the same pass over the name its length and
+ * name_hash() (what a lookup needs). */
+int check_name(const char *name, size_t *len, uint32_t *hash);
 
 /* FNV-1a: cheap and good enough to spread short names. */
 uint32_t name_hash(const char *name);
@@ -62,6 +65,12 @@ public:
 	 * comparing in place under the seqlock, no copy. 0 with its slot,
 	 * generation and type; -ENOENT; -EAGAIN/-EBADMSG as read(). */
 	int locate(const char *name, size_t len, uint32_t *slot, uint32_t *gen,
+		   uint32_t *type) const
+	{
+		return locate(name, len, name_hash(name), slot, gen, type);
+	}
+	/* The same with @hash = name_hash(@name) already known. */
+	int locate(const char *name, size_t len, uint32_t hash, uint32_t *slot, uint32_t *gen,
 		   uint32_t *type) const;
 	/* First slot >= @from ever taken, or nslots(): walk with
 	 * for (s = next_used(0); s < nslots(); s = next_used(s + 1)). */
