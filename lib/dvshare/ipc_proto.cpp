@@ -106,7 +106,7 @@ int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *w
 int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *why)
 {
 	if (m.len_param != static_cast<int>(sizeof(AttachRep)) || m.num_fds < 0 ||
-	    m.num_fds > RTE_MP_MAX_FD_NUM) {
+	    m.num_fds > kMpMaxFds) {
 		*why = "attach reply of unexpected size";
 		return -EBADMSG;
 	}

@@ -27,9 +27,16 @@ constexpr char kActRevoke[] = "dvshare_revoke";
 constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
 constexpr uint32_t kMpProto = 3;
+/* The most fds one dvshare message carries. The protocol's own number,
+ * not RTE_MP_MAX_FD_NUM (8 up to DPDK 25.07, 253 since): two processes
+ * speak the same protocol whatever DPDK carries it, and every DPDK
+ * dvshare builds on must carry this many. */
+constexpr int kMpMaxFds = 8;
+static_assert(kMpMaxFds <= RTE_MP_MAX_FD_NUM,
+	      "this DPDK's rte_mp carries fewer fds than dvshare's protocol needs");
 /* Two fds per device (cmd_fd, registry), the primary's pidfd and the
  * goodbye socket: three devices per message. */
-constexpr uint32_t kDevsPerMsg = (RTE_MP_MAX_FD_NUM - 2) / 2;
+constexpr uint32_t kDevsPerMsg = (kMpMaxFds - 2) / 2;
 constexpr int kDevNameMax = 64;
 
 struct MpHdr {

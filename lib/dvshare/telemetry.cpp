@@ -23,6 +23,7 @@
 
 #include "attach_mode.h"
 #include "device.h"
+#include "dvs_dpdk_compat.h"
 #include "engine_service.h"
 #include "library.h"
 #include "peers.h"
@@ -106,12 +107,12 @@ void add_object_fields(struct rte_tel_data *o, const struct dvshare_info *info)
 {
 	rte_tel_data_add_dict_string(o, "name", info->name);
 	rte_tel_data_add_dict_string(o, "type", type_name(info->type));
-	rte_tel_data_add_dict_u64(o, "id", info->id);
-	rte_tel_data_add_dict_u64(o, "size", info->size);
-	rte_tel_data_add_dict_u64(o, "meta_len", info->meta_len);
+	dvs_tel_dict_uint(o, "id", info->id);
+	dvs_tel_dict_uint(o, "size", info->size);
+	dvs_tel_dict_uint(o, "meta_len", info->meta_len);
 	if (info->type == DVSHARE_TYPE_OBJ) {
-		rte_tel_data_add_dict_u64(o, "obj_type", info->obj_type);
-		rte_tel_data_add_dict_u64(o, "create_op", info->create_op);
+		dvs_tel_dict_uint(o, "obj_type", info->obj_type);
+		dvs_tel_dict_uint(o, "create_op", info->create_op);
 	}
 }
 
@@ -126,16 +127,16 @@ void device_info(dvshare_dev *dev, struct rte_tel_data *c)
 	rte_tel_data_add_dict_string(c, "name", dev->name().c_str());
 	rte_tel_data_add_dict_string(c, "role", dev->primary() ? "primary" : "secondary");
 	rte_tel_data_add_dict_string(c, "provider", dev->glue()->provider);
-	rte_tel_data_add_dict_u64(c, "objects", h->live);
-	rte_tel_data_add_dict_u64(c, "max_objects", h->max_objects);
+	dvs_tel_dict_uint(c, "objects", h->live);
+	dvs_tel_dict_uint(c, "max_objects", h->max_objects);
 	rte_tel_data_add_dict_int(c, "closed", h->closed != 0);
 	rte_tel_data_add_dict_int(c, "primary_pid", h->primary_pid);
-	rte_tel_data_add_dict_u64(c, "doorbell_offset", h->db_offset);
+	dvs_tel_dict_uint(c, "doorbell_offset", h->db_offset);
 	if (dev->primary())
-		rte_tel_data_add_dict_u64(c, "peers", Peers::get().attached_to(dev->name()).size());
+		dvs_tel_dict_uint(c, "peers", Peers::get().attached_to(dev->name()).size());
 	rte_tel_data_add_dict_int(c, "engine", dev->engine() != nullptr);
 	if (dev->engine() != nullptr)
-		rte_tel_data_add_dict_u64(c, "engine_kicks", dev->engine()->kicks());
+		dvs_tel_dict_uint(c, "engine_kicks", dev->engine()->kicks());
 }
 
 /* /dvshare/list: the devices' names. */
@@ -244,11 +245,11 @@ int tel_objects(const char *, const char *params, struct rte_tel_data *d)
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "device", dev->name().c_str());
-	rte_tel_data_add_dict_u64(d, "count", o.count);
-	rte_tel_data_add_dict_u64(d, "first", o.first);
-	rte_tel_data_add_dict_u64(d, "listed", o.listed);
+	dvs_tel_dict_uint(d, "count", o.count);
+	dvs_tel_dict_uint(d, "first", o.first);
+	dvs_tel_dict_uint(d, "listed", o.listed);
 	if (o.first + o.listed < o.count)
-		rte_tel_data_add_dict_u64(d, "next", o.first + o.listed);
+		dvs_tel_dict_uint(d, "next", o.first + o.listed);
 	rte_tel_data_add_dict_container(d, "objects", o.list, 0);
 	return 0;
 }
@@ -353,13 +354,13 @@ int tel_peers(const char *, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_array_string(devs, x.c_str());
 		rte_tel_data_start_dict(rec);
 		rte_tel_data_add_dict_int(rec, "pid", p.pid);
-		rte_tel_data_add_dict_u64(rec, "uid", p.uid);
+		dvs_tel_dict_uint(rec, "uid", p.uid);
 		rte_tel_data_add_dict_container(rec, "devices", devs, 0);
 		rte_tel_data_add_dict_container(all, std::to_string(p.pid).c_str(), rec, 0);
 		listed++;
 	}
 	rte_tel_data_add_dict_string(d, "role", "primary");
-	rte_tel_data_add_dict_u64(d, "count", peers.size());
+	dvs_tel_dict_uint(d, "count", peers.size());
 	rte_tel_data_add_dict_container(d, "peers", all, 0);
 	return 0;
 }
@@ -375,16 +376,16 @@ int tel_stats(const char *, const char *params, struct rte_tel_data *d)
 	dvshare_stats_get(&s);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "attach_status", s.attach_status);
-	rte_tel_data_add_dict_u64(d, "devices", s.devices);
-	rte_tel_data_add_dict_u64(d, "attach_ns", s.attach_ns);
-	rte_tel_data_add_dict_u64(d, "imports", s.imports);
-	rte_tel_data_add_dict_u64(d, "lookups", s.lookups);
-	rte_tel_data_add_dict_u64(d, "published", s.published);
-	rte_tel_data_add_dict_u64(d, "destroyed", s.destroyed);
-	rte_tel_data_add_dict_u64(d, "destroy_busy", s.destroy_busy);
-	rte_tel_data_add_dict_u64(d, "revoked", s.revoked);
-	rte_tel_data_add_dict_u64(d, "peers", s.peers);
-	rte_tel_data_add_dict_u64(d, "orphaned", s.orphaned);
+	dvs_tel_dict_uint(d, "devices", s.devices);
+	dvs_tel_dict_uint(d, "attach_ns", s.attach_ns);
+	dvs_tel_dict_uint(d, "imports", s.imports);
+	dvs_tel_dict_uint(d, "lookups", s.lookups);
+	dvs_tel_dict_uint(d, "published", s.published);
+	dvs_tel_dict_uint(d, "destroyed", s.destroyed);
+	dvs_tel_dict_uint(d, "destroy_busy", s.destroy_busy);
+	dvs_tel_dict_uint(d, "revoked", s.revoked);
+	dvs_tel_dict_uint(d, "peers", s.peers);
+	dvs_tel_dict_uint(d, "orphaned", s.orphaned);
 	rte_tel_data_add_dict_string(d, "attach_mode",
 				     attach_mode_name(static_cast<enum dvshare_attach_mode>(s.attach_mode)));
 	return 0;

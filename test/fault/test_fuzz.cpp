@@ -74,7 +74,7 @@ void fuzz_msg(const char *action, const T &valid, int valid_fds, D decode, int n
 		if (rnd(8) == 0)
 			m.len_param = static_cast<int>(rnd(RTE_MP_MAX_PARAM_LEN + 1));
 		if (rnd(8) == 0)
-			m.num_fds = static_cast<int>(rnd(RTE_MP_MAX_FD_NUM + 3)) - 1;
+			m.num_fds = static_cast<int>(rnd(kMpMaxFds + 3)) - 1;
 		int rc = decode(m, &out, &why);
 		if (rc < 0) {
 			CU_ASSERT_FATAL(!why.empty());
@@ -133,7 +133,7 @@ void test_fuzz_messages()
 		if (rnd(4) != 0)
 			mutate(m.param, sizeof(rep));
 		if (rnd(8) == 0)
-			m.num_fds = static_cast<int>(rnd(RTE_MP_MAX_FD_NUM + 3)) - 1;
+			m.num_fds = static_cast<int>(rnd(kMpMaxFds + 3)) - 1;
 		if (decode_attach_rep(m, &out, &why) != 0) {
 			CU_ASSERT_FATAL(!why.empty());
 			continue;

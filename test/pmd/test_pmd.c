@@ -8,6 +8,7 @@
  * argv: DVSHARE_PMD SOURCE_ROOT
  */
 #include "dvs_cunit.h"
+#include "dvs_dpdk_compat.h"
 #include "pmd_harness.h"
 
 static const char *source_root;
@@ -240,7 +241,7 @@ static void test_help_and_version(void)
 		char *const args[] = { (char *)pmd, "-h", NULL };
 		CU_ASSERT_EQUAL_FATAL(run_capture(args, NULL, &o), 0);
 		check_usage(&o);
-		CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "EAL common options"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.out, DVS_EAL_USAGE_MARK));
 		run_output_free(&o);
 	}
 	/* --version: one line, the library's version, exit status 0. */

@@ -111,11 +111,16 @@ void test_attach_rep_counts()
 	m.num_fds = 5;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
 	rep.flags = 0;
-	/* Three devices, the pidfd and the socket fill a message exactly. */
-	CU_ASSERT_EQUAL(kDevsPerMsg * 2 + 2, static_cast<uint32_t>(RTE_MP_MAX_FD_NUM));
+	/* Three devices, the pidfd and the socket fill a message exactly (the
+	 * protocol's own limit, whatever this DPDK's rte_mp carries). */
+	CU_ASSERT_EQUAL(kDevsPerMsg * 2 + 2, static_cast<uint32_t>(kMpMaxFds));
 	rep.count = kDevsPerMsg + 1; /* more than fit in a message */
 	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 8;
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	/* More fds than the protocol allows: refused even where rte_mp
+	 * carries them (253 since DPDK 25.11). */
+	m.num_fds = kMpMaxFds + 1;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
 	rep.start = 5;
 	rep.count = 2; /* past the total */
