@@ -29,6 +29,8 @@ extern "C" {
 #define DVS_GLUE_MISSING_MAX 512
 /** Size of an error-message buffer that always holds a glue's reasons whole. */
 #define DVS_GLUE_ERR_MAX 1024
+/** Maximum length of a glue's origin (its library file and release). */
+#define DVS_GLUE_ORIGIN_MAX 320
 
 /** One rdma-core provider: function pointers plus what could not be found. */
 struct dvs_glue {
@@ -94,6 +96,14 @@ struct dvs_glue {
 	 * lacks (empty when complete). Their table entries are NULL.
 	 */
 	char missing[DVS_GLUE_MISSING_MAX];
+
+	/**
+	 * Where the provider's code comes from, for messages: the library
+	 * file and its rdma-core release, and whether the process already
+	 * had it loaded (e.g. "/usr/lib/x86_64-linux-gnu/libmlx5.so.1.24.44.0,
+	 * rdma-core 44.0, already loaded in this process").
+	 */
+	char origin[DVS_GLUE_ORIGIN_MAX];
 };
 
 /**
@@ -123,7 +133,9 @@ int dvs_glue_require_export(const struct dvs_glue *glue, char *err, size_t errle
  *   Size of @p err.
  * @return
  *   The table (valid for the process lifetime), or NULL with errno set
- *   (ENOENT: rdma-core libraries not found; ENOTSUP: a core symbol missing).
+ *   (ENOENT: rdma-core libraries not found; ENOTSUP: a core symbol missing;
+ *   EEXIST: DVSHARE_LIBIBVERBS or DVSHARE_LIBMLX5 names a second copy of a
+ *   library the process already has).
  */
 const struct dvs_glue *dvs_glue_select(const char *ibdev, char *err, size_t errlen);
 

@@ -39,8 +39,9 @@ extern "C" int dvs_glue_require_export(const struct dvs_glue *glue, char *err, s
 		return 0;
 	if (err != nullptr && errlen > 0)
 		snprintf(err, errlen,
-			 "%s provider cannot share objects: rdma-core >= 63 is required "
-			 "(missing: %s)", glue->provider ? glue->provider : "?",
+			 "%s provider cannot share objects: rdma-core >= 63 is required, "
+			 "this process has %s (missing: %s)", glue->provider ? glue->provider : "?",
+			 glue->origin[0] ? glue->origin : "an unknown release",
 			 glue->missing[0] ? glue->missing : "_mlx5dv_get_export_sizes");
 	return -ENOTSUP;
 }

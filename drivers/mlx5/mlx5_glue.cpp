@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Fill the glue table from libibverbs.so.1 / libmlx5.so.1 with dlsym(). */
+/* Fill the glue table from libibverbs.so.1 / libmlx5.so.1 with dlsym(),
+ * from the copies the process already has when it has them. */
 #include "dvs_mlx5_glue.h"
 
 #include <cerrno>
@@ -11,7 +12,10 @@
 #include <type_traits>
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/mman.h>
+
+#include <rte_log.h>
 
 namespace {
 
@@ -19,6 +23,16 @@ void set_err(char *err, size_t errlen, const std::string &msg)
 {
 	if (err != nullptr && errlen > 0)
 		snprintf(err, errlen, "%s", msg.c_str());
+}
+
+/* @path with every symlink resolved, or @path itself if it cannot be. */
+std::string real_path(const char *path)
+{
+	char *r = realpath(path, nullptr);
+	std::string s = r != nullptr ? r : path;
+
+	free(r);
+	return s;
 }
 
 /* Resolves symbols of one library into table slots, remembering the
@@ -96,13 +110,61 @@ void resolve_export(Resolver &mlx5, struct dvs_glue &g)
 	DVS_RESOLVE(mlx5, g, devx_umem_unimport, mlx5dv_devx_umem_unimport);
 }
 
-/* The library to load: @env when the environment names one, else the
- * soname (found through the dynamic loader's usual search). */
-const char *lib_path(const char *env, const char *soname)
+/* The file behind a loaded library, symlinks resolved ("" if unknown). */
+std::string file_of(void *handle)
 {
-	const char *p = getenv(env);
+	struct link_map *lm = nullptr;
 
-	return p != nullptr && p[0] != '\0' ? p : soname;
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == nullptr || lm->l_name == nullptr)
+		return "";
+	return real_path(lm->l_name);
+}
+
+/* rdma-core names its libraries lib<name>.so.<abi>.<minor>.<release>, as
+ * libmlx5.so.1.24.44.0 for rdma-core 44.0: the release, or "". */
+std::string release_of(const std::string &file)
+{
+	size_t so = file.rfind(".so.");
+	if (so == std::string::npos)
+		return "";
+	std::string v = file.substr(so + 4);
+	size_t dot1 = v.find('.'), dot2 = dot1 == std::string::npos ? dot1 : v.find('.', dot1 + 1);
+	return dot2 == std::string::npos ? "" : v.substr(dot2 + 1);
+}
+
+/* "<file>, rdma-core <release>[, already loaded in this process]". */
+std::string describe(const std::string &file, bool preloaded)
+{
+	std::string rel = release_of(file);
+
+	return file + (rel.empty() ? "" : ", rdma-core " + rel) +
+	       (preloaded ? ", already loaded in this process" : "");
+}
+
+/* What to load for one library. A process runs one rdma-core: if it
+ * already has this library (DPDK's mlx5 drivers link libibverbs and
+ * libmlx5), that copy, and an environment variable naming another file is
+ * refused; else the file @env names, else the soname. */
+int choose(const char *env, const char *soname, std::string *path, bool *preloaded,
+	   std::string *why)
+{
+	const char *want = getenv(env);
+	void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
+
+	*preloaded = h != nullptr;
+	if (h == nullptr) {
+		*path = want != nullptr && want[0] != '\0' ? want : soname;
+		return 0;
+	}
+	*path = file_of(h);
+	dlclose(h);
+	if (want != nullptr && want[0] != '\0' && real_path(want) != *path) {
+		*why = std::string(env) + "=" + want + " would load a second rdma-core beside " +
+		       describe(*path, true) + " (DPDK's mlx5 drivers load it): unset " + env +
+		       ", or run the DPDK built against the rdma-core you want (doc/using.md)";
+		return -EEXIST;
+	}
+	return 0;
 }
 
 void *load(const char *path, std::string *why)
@@ -114,6 +176,34 @@ void *load(const char *path, std::string *why)
 		*why = std::string("cannot load ") + path + ": " + (e ? e : "unknown error");
 	}
 	return h;
+}
+
+/* dvs_mlx5_glue()'s loading, once per process. */
+int load_process_glue(struct dvs_mlx5_glue *out, char *err, size_t errlen)
+{
+	std::string verbs, mlx5, why;
+	bool verbs_pre = false, mlx5_pre = false;
+	int rc = choose("DVSHARE_LIBIBVERBS", DVS_MLX5_VERBS_LIB, &verbs, &verbs_pre, &why);
+
+	if (rc == 0)
+		rc = choose("DVSHARE_LIBMLX5", DVS_MLX5_MLX5_LIB, &mlx5, &mlx5_pre, &why);
+	if (rc != 0) {
+		set_err(err, errlen, why);
+		return rc;
+	}
+	rc = dvs_mlx5_glue_open(out, verbs.c_str(), mlx5.c_str(), err, errlen);
+	if (rc != 0)
+		return rc;
+	/* The whole provider is described by libmlx5 (same release as its
+	 * libibverbs, whose private symbols it needs). */
+	snprintf(out->glue.origin, sizeof(out->glue.origin), "%s",
+		 describe(file_of(out->mlx5_handle), mlx5_pre).c_str());
+	if (out->glue.missing[0] != '\0')
+		rte_log(RTE_LOG_WARNING, rte_log_register("lib.dvshare"),
+			"dvshare: %s lacks rdma-core 63's export/import API: mlx5 devices "
+			"cannot be shared (rdma-core >= 63 is needed, doc/using.md)\n",
+			out->glue.origin);
+	return 0;
 }
 
 } // namespace
@@ -146,6 +236,7 @@ extern "C" int dvs_mlx5_glue_open(struct dvs_mlx5_glue *out, const char *verbs_p
 	Resolver v63(out->mlx5_handle);
 	resolve_export(v63, g);
 	snprintf(g.missing, sizeof(g.missing), "%s", v63.missing().c_str());
+	snprintf(g.origin, sizeof(g.origin), "%s", describe(file_of(out->mlx5_handle), false).c_str());
 	g.provider = "mlx5";
 	return 0;
 }
@@ -166,11 +257,7 @@ extern "C" const struct dvs_glue *dvs_mlx5_glue(char *err, size_t errlen)
 	static int rc;
 	static char why[DVS_GLUE_ERR_MAX];
 
-	std::call_once(once, [] {
-		rc = dvs_mlx5_glue_open(&loaded, lib_path("DVSHARE_LIBIBVERBS", DVS_MLX5_VERBS_LIB),
-					lib_path("DVSHARE_LIBMLX5", DVS_MLX5_MLX5_LIB), why,
-					sizeof(why));
-	});
+	std::call_once(once, [] { rc = load_process_glue(&loaded, why, sizeof(why)); });
 	if (rc != 0) {
 		set_err(err, errlen, why);
 		errno = -rc;

@@ -27,6 +27,7 @@ struct dvs_glue make_glue()
 	struct dvs_glue g{};
 
 	g.provider = "sim";
+	snprintf(g.origin, sizeof(g.origin), "the software device built into dvshare");
 	g.get_device_list = get_device_list;
 	g.free_device_list = free_device_list;
 	g.get_device_name = get_device_name;

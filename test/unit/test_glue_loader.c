@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "dvs_config.h"
 #include "dvs_cunit.h"
 #include "dvs_glue.h"
 #include "dvs_mlx5_glue.h"
@@ -57,6 +58,9 @@ static void test_pre_v63_library(void)
 	CU_ASSERT_EQUAL(dvs_glue_require_export(&g.glue, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rdma-core >= 63"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "mlx5dv_var_export"));
+	/* What the process has: the file, and the release its name gives. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.glue.origin, "libfakemlx5old.so.1.24.44.0, rdma-core 44.0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, g.glue.origin));
 	/* The whole list, not cut: the last symbol resolved is named too. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "mlx5dv_devx_umem_unimport"));
 	CU_ASSERT_TRUE(strlen(err) + 1 < sizeof(err));
@@ -140,8 +144,25 @@ static void test_system_rdma_core(void)
 	 * whether they can export depends on their version, and the glue
 	 * must say so consistently. */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	printf("(%s) ", g->origin);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g->origin, ", rdma-core "));
 	CU_ASSERT_EQUAL(dvs_glue_require_export(g, err, sizeof(err)) == 0, g->missing[0] == '\0');
 	CU_ASSERT_PTR_EQUAL(dvs_mlx5_glue(NULL, 0), g); /* loaded once */
+#ifdef DVS_HAVE_MLX5DV_EXPORT
+	/* Built on rdma-core >= 63's headers (the connectx stack): the real
+	 * libmlx5 has every symbol, and says at run time how big its export
+	 * blobs are (rdma-core 63 to 65: VAR 24, DEVX object 32, UMEM 8). */
+	struct mlx5dv_export_sizes s = { 0, 0, 0 };
+
+	CU_ASSERT_STRING_EQUAL(g->missing, "");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g->get_export_sizes);
+	g->get_export_sizes(&s, sizeof(s));
+	CU_ASSERT_EQUAL(s.var_attrs_size, 24u);
+	CU_ASSERT_EQUAL(s.devx_obj_attrs_size, 32u);
+	CU_ASSERT_EQUAL(s.devx_umem_attrs_size, 8u);
+	printf("(export sizes %u/%u/%u) ", s.var_attrs_size, s.devx_obj_attrs_size,
+	       s.devx_umem_attrs_size);
+#endif
 }
 
 static void test_select_by_name(void)
