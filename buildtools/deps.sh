@@ -3,11 +3,16 @@
 # Install every Debian package dvshare's build, tests and demo need.
 # Idempotent: packages already present are left alone. Uses sudo only when
 # not root.
+#   deps.sh           what buildtools/demo.sh and buildtools/test.sh need
+#   deps.sh --stacks  that, and what buildtools/stack.sh needs to build
+#                     DPDK and rdma-core from source (buildtools/matrix.sh)
+#   deps.sh --list [--stacks]   print the packages, one per line; install nothing
 set -euo pipefail
 
 pkgs=(
   build-essential pkg-config meson ninja-build python3
   libdpdk-dev          # DPDK 22.11: EAL, rte_mp, telemetry, cmdline, vdev bus
+  libsystemd-dev       # pkg-config --static libdpdk names -lsystemd (libpcap, dbus)
   libibverbs-dev       # rdma-core headers (types only; libraries are dlopen()ed)
   ibverbs-providers    # libmlx5.so.1, loaded at run time for real NICs
   libcunit1-dev        # test framework
@@ -16,6 +21,25 @@ pkgs=(
   groff-base           # checks the dvshare-pmd manual page
   gnuplot-nox          # buildtools/bench.sh --plot draws the charts of doc/benchmarks.md
 )
+stack_pkgs=(
+  python3-pyelftools   # DPDK's build scripts
+  cmake                # rdma-core's build
+  libnl-3-dev libnl-route-3-dev  # rdma-core's netlink (libibverbs, providers)
+)
+
+list=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stacks) pkgs+=("${stack_pkgs[@]}") ;;
+    --list) list=1 ;;
+    *) echo "usage: $0 [--list] [--stacks]" >&2; exit 1 ;;
+  esac
+  shift
+done
+if [ $list -eq 1 ]; then
+  printf '%s\n' "${pkgs[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -36,25 +36,7 @@ bash test/consume/run.sh . build-consume | tee "$consume_log" || status=1
 
 # One closing line for whoever reads the log: every CUnit test, script
 # check and consumption step across the runs.
-python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json "$consume_log" <<'PY'
-import json, re, sys
-passed = failed = 0
-for path in sys.argv[1:3]:
-    for line in open(path):
-        t = json.loads(line)
-        m = re.search(r'dvs-(?:cunit|tests): \S+ tests=(\d+) failed=(\d+)', t.get('stdout', ''))
-        if m:
-            passed += int(m.group(1)) - int(m.group(2))
-            failed += int(m.group(2))
-        elif t.get('result') == 'OK':
-            passed += 1  # a script check (abi, headers, docs, examples)
-        elif t.get('result') not in ('SKIP', 'EXPECTEDFAIL'):
-            failed += 1  # a check that failed, or died before its summary
-for line in open(sys.argv[3]):
-    m = re.match(r'consume: [\w-]+: (ok|FAIL)', line)
-    if m:
-        passed += m.group(1) == 'ok'
-        failed += m.group(1) == 'FAIL'
-print(f"dvshare: {passed} passed, {failed} failed")
-PY
+read -r passed failed < <(python3 buildtools/count_tests.py build/meson-logs/testlog.json \
+  build-asan/meson-logs/testlog.json "$consume_log")
+echo "dvshare: $passed passed, $failed failed"
 exit $status

@@ -6,6 +6,8 @@
 #   install      the library (shared and static), headers, dvshare.pc and
 #                dvshare-pmd into a prefix, from a build with no tests
 #   pkgconfig    cc + the installed dvshare.pc, linked shared
+#   static-deps  every library pkg-config --static names comes from a
+#                package buildtools/deps.sh installs (check_static_deps.sh)
 #   static       cc + pkg-config --static: libdvshare.a and DPDK's archives
 #   static-libs  cc + the installed dvshare.pc's static_libs: libdvshare.a,
 #                DPDK shared
@@ -78,6 +80,15 @@ check_pkgconfig() {
   links_libdvshare_so "$work/c-shared" && run_consumer "$work/c-shared"
 }
 step pkgconfig check_pkgconfig
+
+# --- what a static link needs is installed by deps.sh ---------------------
+check_static_deps() {
+  local out
+  out=$(bash "$here/check_static_deps.sh" "$src") && return 0
+  printf '%s\n' "$out" | tee -a "$log" >&2
+  return 1
+}
+step static-deps check_static_deps
 
 # --- pkg-config --static: libdvshare.a and DPDK's archives ----------------
 check_static() {
