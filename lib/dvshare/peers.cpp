@@ -113,7 +113,10 @@ void Peers::gone(pid_t pid)
 			return;
 		devs = std::move(it->second.devices);
 		clean = bye_heard(it->second.bye.get(), pid);
-		spent_.push_back(std::move(it->second.watch));
+		/* A peer that died before watch() stored its watch has none
+		 * yet: watch() finds it gone and parks the watch itself. */
+		if (it->second.watch != nullptr)
+			spent_.push_back(std::move(it->second.watch));
 		peers_.erase(it);
 	}
 	if (!devs.empty() && clean)
