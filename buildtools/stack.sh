@@ -19,6 +19,7 @@
 #                  (dpdk-<version>.tar.xz, rdma-core-<version>.tar.gz; the
 #                  newest of each series is taken, a SHA256SUMS beside them is
 #                  checked); default ../shared/vendor next to the checkout
+#                  (or next to the repository it was cloned from)
 #   --prefix DIR   DVSHARE_PREFIX_<STACK> (DVSHARE_PREFIX_CONNECTX,
 #                  DVSHARE_PREFIX_DPDK_24_11) an install prefix of your own
 #                  that already holds the stack: nothing is built, it is
@@ -50,7 +51,17 @@ usage() {
 say() { printf 'stack: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
-sources=${DVSHARE_STACK_SOURCES:-$root/../shared/vendor}
+# Default sources: ../shared/vendor beside this checkout, or beside the
+# repository it was cloned from (a clone made elsewhere, as CI's may be).
+default_sources() {
+  local origin
+  origin=$(git -C "$root" config --get remote.origin.url 2>/dev/null || true)
+  for d in "$root/../shared/vendor" "${origin:+$origin/../shared/vendor}"; do
+    if [ -n "$d" ] && [ -d "$d" ]; then (cd "$d" && pwd); return; fi
+  done
+  echo "$root/../shared/vendor"
+}
+sources=${DVSHARE_STACK_SOURCES:-$(default_sources)}
 prefix_given=""
 cache=${DVSHARE_STACK_CACHE:-${HOME:?HOME is not set}/.cache/dvshare/stacks}
 check_only=0
@@ -148,7 +159,7 @@ fi
 tarball() { # glob
   local f
   f=$(cd "$sources" 2>/dev/null && ls -1 $1 2>/dev/null | sort -V | tail -n 1) || true
-  [ -n "$f" ] && printf '%s/%s\n' "$sources" "$f"
+  if [ -n "$f" ]; then printf '%s/%s\n' "$sources" "$f"; fi
 }
 need_sources() { # what (for the message), glob...
   local what=$1; shift

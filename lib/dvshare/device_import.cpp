@@ -311,7 +311,7 @@ void dvshare_dev::revalidate()
 		const Handle *h = store_.get(s);
 		if (reg_.read(s, &e) != 0 || e.state != static_cast<uint32_t>(EntryState::Live) ||
 		    e.gen != h->gen) {
-			DVS_LOG(INFO, "%s: %s was revoked while attaching: let go", name_.c_str(),
+			DVS_LOG(INFO, "%s: %s was revoked meanwhile: let go", name_.c_str(),
 				h->name);
 			let_go_locked(s);
 		}

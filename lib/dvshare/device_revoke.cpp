@@ -93,10 +93,20 @@ int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set
 {
 	std::unique_lock<std::mutex> lk(wait_mu_);
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+	auto done = [&] { return pending_[revoke_id].waiting.empty(); };
 
-	wait_cv_.wait_until(lk, deadline, [&] { return pending_[revoke_id].waiting.empty(); });
+	/* A peer that stopped reading has the revoke in its queue (peers.h):
+	 * pushed on as it reads again (tried every 2 ms while waiting). */
+	while (!done() && std::chrono::steady_clock::now() < deadline) {
+		auto tick = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+		wait_cv_.wait_until(lk, std::min(tick, deadline), done);
+		lk.unlock();
+		dvs::Peers::get().flush();
+		lk.lock();
+	}
 	*missing = std::move(pending_[revoke_id].waiting);
 	pending_.erase(revoke_id);
+	dvs::Peers::get().revoke_over(name_, revoke_id);
 	return missing->empty() ? 0 : -EBUSY;
 }
 

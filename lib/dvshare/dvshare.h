@@ -496,6 +496,10 @@ struct dvshare_stats {
 	uint32_t peers;            /**< primary: secondaries attached now */
 	uint32_t orphaned;         /**< secondary: 1 once the primary died */
 	uint32_t attach_mode;      /**< secondary: the dvshare_attach_mode used */
+	uint64_t refused;          /**< messages refused: malformed, from a sender
+				        that is not who it claims, or over rte_mp
+				        where only a secondary's channel is taken
+				        (doc/protocol.md, "Threats") */
 };
 
 /** An attached secondary, as the primary sees it. */

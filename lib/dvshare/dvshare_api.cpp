@@ -356,6 +356,7 @@ int dvshare_stats_get(struct dvshare_stats *st)
 	st->destroyed = c.destroyed.load();
 	st->destroy_busy = c.destroy_busy.load();
 	st->revoked = c.revoked.load();
+	st->refused = c.refused.load();
 	st->orphaned = lib.orphaned() != 0;
 	st->attach_mode = dvs::attach_mode_now();
 	st->peers = static_cast<uint32_t>(guarded(size_t{0}, [] { return dvs::Peers::get().list().size(); }));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Primary side of the IPC: answer attach requests, announce, advertise. */
+/* Primary side of the IPC: advertise, answer attach requests from peers
+ * (peers.h says who they are), announce to them. */
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +15,6 @@
 
 #include "dvs_fd.h"
 #include "dvs_log.h"
-#include "goodbye.h"
 #include "ipc.h"
 #include "ipc_proto.h"
 #include "library.h"
@@ -55,35 +55,6 @@ Marker marker;
 std::mutex init_mu;
 bool initialised;
 
-int reply_status(const void *peer, int status)
-{
-	struct rte_mp_msg msg;
-	AttachRep rep{};
-
-	rep.hdr = mp_hdr();
-	rep.status = status;
-	mp_pack(&msg, kActAttach, rep);
-	return rte_mp_reply(&msg, static_cast<const char *>(peer));
-}
-
-/* Who sent this request: the pidfd must name the pid the header claims,
- * and its uid decides which devices it may receive. */
-int identify(const AttachReq &req, const Fd &pidfd, uid_t *uid)
-{
-	pid_t pid = pidfd_pid(pidfd.get());
-
-	if (pid != req.hdr.pid) {
-		DVS_LOG(ERR, "attach refused: pid %d sent a pidfd of pid %d", req.hdr.pid, pid);
-		return -EPERM;
-	}
-	int rc = pid_euid(pid, uid);
-	if (rc != 0 || !pidfd_alive(pidfd.get())) {
-		DVS_LOG(ERR, "attach refused: cannot identify pid %d", pid);
-		return rc != 0 ? rc : -ESRCH;
-	}
-	return 0;
-}
-
 std::string uid_list(const std::vector<uid_t> &uids)
 {
 	std::string s;
@@ -109,25 +80,40 @@ std::vector<const dvshare_dev *> allowed_devices(Library &lib, pid_t pid, uid_t 
 	return out;
 }
 
+int reply_status(const void *peer, int status, uint64_t token)
+{
+	struct rte_mp_msg msg;
+	AttachRep rep{};
+
+	rep.hdr = mp_hdr();
+	rep.status = status;
+	rep.token = token;
+	mp_pack(&msg, kActAttach, rep);
+	return rte_mp_reply(&msg, static_cast<const char *>(peer));
+}
+
+/* An attach request: answered only to a peer presenting the token its
+ * channel gave it (who it is comes from there), once per token. Anything
+ * else gets no answer at all: an rte_mp reply is a blocking send, and
+ * nobody unknown may make this thread wait. No fd of a request is ever
+ * closed: DPDK does not say which it really received, and the slots it
+ * did not fill hold numbers of fds this process owns. */
 int on_attach(const struct rte_mp_msg *msg, const void *peer)
 {
 	Library &lib = Library::get();
-	Fd pidfd(msg->num_fds >= 1 ? msg->fds[0] : -1);
-	for (int i = 1; i < msg->num_fds && i < RTE_MP_MAX_FD_NUM; i++)
-		close(msg->fds[i]); /* never ours to keep */
 	AttachReq req;
 	std::string why;
 	uid_t uid = 0;
-	int rc = decode_attach_req(*msg, &req, &why);
+	uint64_t next = 0;
 
-	if (rc != 0) {
-		DVS_LOG(ERR, "attach request refused: %s", why.c_str());
-		reply_status(peer, rc);
+	if (decode_attach_req(*msg, &req, &why) != 0) {
+		lib.refused("attach request", why);
 		return 0;
 	}
-	rc = identify(req, pidfd, &uid);
-	if (rc != 0) {
-		reply_status(peer, rc);
+	if (!Peers::get().redeem(req.token, req.hdr.pid, &uid, &next)) {
+		lib.refused("attach request", "pid " + std::to_string(req.hdr.pid) +
+						      " holds no such token (no channel, or a stale or "
+						      "forged token)");
 		return 0;
 	}
 	struct rte_mp_msg out;
@@ -135,11 +121,12 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 	std::vector<Fd> fds; /* dups: a device closed meanwhile cannot recycle them */
 	std::vector<std::string> names;
 	rep.hdr = mp_hdr();
+	rep.token = next;
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
 		std::vector<const dvshare_dev *> devs = allowed_devices(lib, req.hdr.pid, uid);
 		if (devs.empty() && !lib.devices.empty()) {
-			reply_status(peer, -EPERM);
+			reply_status(peer, -EPERM, next);
 			return 0;
 		}
 		rep.total = static_cast<uint32_t>(devs.size());
@@ -158,35 +145,17 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 		if (!fd.valid()) {
 			DVS_LOG(ERR, "cannot dup device fds for pid %d: %s", req.hdr.pid,
 				strerror(errno));
-			reply_status(peer, -EMFILE);
+			reply_status(peer, -EMFILE, next);
 			return 0;
 		}
 	}
-	Fd bye_mine, bye_theirs;
-	rc = bye_pair(&bye_mine, &bye_theirs);
-	if (rc != 0) {
-		DVS_LOG(ERR, "cannot make a goodbye socket for pid %d: %s", req.hdr.pid,
-			strerror(-rc));
-		reply_status(peer, rc);
-		return 0;
-	}
 	/* Known before it holds anything a destroy would wait for. */
-	bool fresh = false;
-	Peers::get().attached(req.hdr.pid, uid, names, std::move(bye_mine), &fresh);
-	if (fresh) {
-		rep.flags |= kRepByeSocket;
-		fds.push_back(std::move(bye_theirs));
-	}
+	Peers::get().attached(req.hdr.pid, names);
 	mp_pack(&out, kActAttach, rep);
 	out.num_fds = static_cast<int>(fds.size());
 	for (size_t i = 0; i < fds.size(); i++)
 		out.fds[i] = fds[i].get();
-	bool sent = rte_mp_reply(&out, static_cast<const char *>(peer)) == 0;
-	/* Watched even when the reply failed: it is known, and if it is gone
-	 * its pidfd says so at once. */
-	if (fresh)
-		Peers::get().watch(req.hdr.pid, std::move(pidfd));
-	if (!sent) {
+	if (rte_mp_reply(&out, static_cast<const char *>(peer)) != 0) {
 		DVS_LOG(ERR, "cannot answer attach of pid %d: %s", req.hdr.pid,
 			rte_strerror(rte_errno));
 		return 0;
@@ -198,21 +167,13 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 	return 0;
 }
 
-int on_detach(const struct rte_mp_msg *msg, const void *)
+/* What only a secondary's channel carries, sent over rte_mp (forged, or a
+ * peer of another release): counted, no effect, no fd touched. */
+int on_channel_only(const struct rte_mp_msg *msg, const void *)
 {
-	return on_message<DetachMsg>(msg, decode_detach, "detach message", [](const DetachMsg &m) {
-		Library &lib = Library::get();
-		Peers::get().detached(m.hdr.pid, m.ibdev);
-		lib.peer_gone(m.ibdev, m.hdr.pid); /* a destroy need not wait for it */
-		lib.emit(m.ibdev, DVSHARE_EVENT_PEER_DETACHED, nullptr, m.hdr.pid, true);
-	});
-}
-
-int on_revoke_ack(const struct rte_mp_msg *msg, const void *)
-{
-	return on_message<RevokeAck>(msg, decode_revoke_ack, "revoke ack", [](const RevokeAck &a) {
-		Library::get().revoke_ack(a.ibdev, a.hdr.pid, a.revoke_id, a.slot, a.gen);
-	});
+	Library::get().refused(msg->name, "not taken over rte_mp, which cannot say who sent it "
+					  "(only over the sender's own channel)");
+	return 0;
 }
 
 } // namespace
@@ -223,9 +184,16 @@ int ipc_primary_init()
 
 	if (initialised)
 		return 0;
+	if (rte_eal_get_runtime_dir()[0] == '\0') {
+		DVS_LOG(ERR, "EAL is not initialised: call rte_eal_init() first");
+		return -ENOTCONN;
+	}
 	/* Optional: --no-shconf / in-memory mode has no secondaries to serve. */
-	int rc = register_actions({ { kActAttach, on_attach }, { kActDetach, on_detach },
-				    { kActRevokeAck, on_revoke_ack } }, true);
+	int rc = register_actions({ { kActAttach, on_attach }, { kActDetach, on_channel_only },
+				    { kActRevokeAck, on_channel_only }, { kActHello, on_channel_only },
+				    { kActBye, on_channel_only } }, true);
+	if (rc == 0)
+		rc = Peers::get().listen();
 	if (rc != 0)
 		return rc;
 	rc = marker.write();
@@ -248,11 +216,9 @@ void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *
 	snprintf(ev.ibdev, sizeof(ev.ibdev), "%s", dev->name().c_str());
 	snprintf(ev.name, sizeof(ev.name), "%s", name != nullptr ? name : "");
 	mp_pack(&msg, kActEvent, ev);
-	/* Best effort: a secondary that misses a publish imports on first
+	/* Never waits: a secondary that misses a publish imports on first
 	 * lookup, and finds a closed registry closed. */
-	if (rte_mp_sendmsg(&msg) != 0)
-		DVS_LOG(DEBUG, "%s of %s not sent: %s", dvshare_event_name(event),
-			name != nullptr ? name : dev->name().c_str(), rte_strerror(rte_errno));
+	Peers::get().broadcast(msg);
 }
 
 void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id)
@@ -266,9 +232,8 @@ void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t re
 	r.gen = gen;
 	r.revoke_id = revoke_id;
 	mp_pack(&msg, kActRevoke, r);
-	/* Nobody to tell is fine: then nobody is waited for either. */
-	if (rte_mp_sendmsg(&msg) != 0)
-		DVS_LOG(DEBUG, "revoke not broadcast: %s", rte_strerror(rte_errno));
+	Peers::get().revoke_begins(dev->name(), revoke_id);
+	Peers::get().broadcast(msg);
 }
 
 } // namespace dvs

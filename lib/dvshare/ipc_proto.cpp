@@ -85,6 +85,10 @@ template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, con
 	memcpy(msg->param, &body, sizeof(T));
 }
 
+template void mp_pack(struct rte_mp_msg *, const char *, const HelloMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const WelcomeMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const ByeMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const ResyncMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const AttachReq &);
 template void mp_pack(struct rte_mp_msg *, const char *, const AttachRep &);
 template void mp_pack(struct rte_mp_msg *, const char *, const DetachMsg &);
@@ -92,9 +96,42 @@ template void mp_pack(struct rte_mp_msg *, const char *, const EventMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const RevokeMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const RevokeAck &);
 
+int decode_hello(const struct rte_mp_msg &m, HelloMsg *out, std::string *why)
+{
+	return decode_body(m, out, 1, why);
+}
+
+int decode_welcome(const struct rte_mp_msg &m, WelcomeMsg *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc == 0 && (out->status > 0 || out->status < -4095 ||
+			(out->status == 0 && out->token == 0))) {
+		*why = "welcome with a bad status or no token";
+		rc = -EBADMSG;
+	}
+	return rc;
+}
+
+int decode_bye(const struct rte_mp_msg &m, ByeMsg *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc == 0 && out->magic != kByeMagic) {
+		*why = "goodbye without its magic";
+		rc = -EBADMSG;
+	}
+	return rc;
+}
+
+int decode_resync(const struct rte_mp_msg &m, ResyncMsg *out, std::string *why)
+{
+	return decode_body(m, out, 0, why);
+}
+
 int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why)
 {
-	int rc = decode_body(m, out, 1, why);
+	int rc = decode_body(m, out, 0, why);
 
 	if (rc == 0 && out->start > (1u << 20)) {
 		*why = "attach request starts past any device list";
@@ -116,13 +153,12 @@ int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *w
 		*why = "attach reply claims too many devices";
 		return -EBADMSG;
 	}
-	/* Refusals carry no fds; answers carry the primary's pidfd too, and
-	 * a new peer's goodbye socket. */
-	if ((r.flags & ~kRepByeSocket) != 0) {
+	/* Refusals carry no fds; answers carry the primary's pidfd too. */
+	if (r.flags != 0) {
 		*why = "attach reply with unknown flags";
 		return -EBADMSG;
 	}
-	int nfds = r.status == 0 ? static_cast<int>(r.count * 2 + 1 + (r.flags & kRepByeSocket)) : 0;
+	int nfds = r.status == 0 ? static_cast<int>(r.count * 2 + 1) : 0;
 	int rc = decode_body(m, out, nfds, why);
 	if (rc != 0)
 		return rc;
@@ -134,17 +170,11 @@ int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *w
 		*why = "attach reply counts are inconsistent";
 		return -EBADMSG;
 	}
+	if (out->status == 0 && out->token == 0) {
+		*why = "attach reply without the next token";
+		return -EBADMSG;
+	}
 	return 0;
-}
-
-bool is_bye(const void *buf, ssize_t len, pid_t pid)
-{
-	ByeMsg b;
-
-	if (len != static_cast<ssize_t>(sizeof(b)))
-		return false;
-	memcpy(&b, buf, sizeof(b));
-	return b.magic == kByeMagic && b.hdr.magic == kMpMagic && b.hdr.pid == pid;
 }
 
 int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why)

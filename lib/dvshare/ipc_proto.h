@@ -20,13 +20,20 @@
 
 namespace dvs {
 
+/* Over rte_mp (the bootstrap): the attach, and only it. */
 constexpr char kActAttach[] = "dvshare_attach";
+/* Over a secondary's channel (channel.h): everything that acts for a
+ * process or is said to one. Over rte_mp they are refused and counted. */
+constexpr char kActHello[] = "dvshare_hello";
+constexpr char kActWelcome[] = "dvshare_welcome";
 constexpr char kActDetach[] = "dvshare_detach";
 constexpr char kActEvent[] = "dvshare_event";
 constexpr char kActRevoke[] = "dvshare_revoke";
 constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
+constexpr char kActBye[] = "dvshare_bye";
+constexpr char kActResync[] = "dvshare_resync";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 3;
+constexpr uint32_t kMpProto = 4;
 /* The most fds one dvshare message carries. The protocol's own number,
  * not RTE_MP_MAX_FD_NUM (8 up to DPDK 25.07, 253 since): two processes
  * speak the same protocol whatever DPDK carries it, and every DPDK
@@ -34,8 +41,8 @@ constexpr uint32_t kMpProto = 3;
 constexpr int kMpMaxFds = 8;
 static_assert(kMpMaxFds <= RTE_MP_MAX_FD_NUM,
 	      "this DPDK's rte_mp carries fewer fds than dvshare's protocol needs");
-/* Two fds per device (cmd_fd, registry), the primary's pidfd and the
- * goodbye socket: three devices per message. */
+/* Two fds per device (cmd_fd, registry) and the primary's pidfd: three
+ * devices per message. */
 constexpr uint32_t kDevsPerMsg = (kMpMaxFds - 2) / 2;
 constexpr int kDevNameMax = 64;
 
@@ -46,41 +53,58 @@ struct MpHdr {
 	int32_t pid;
 };
 
-/* Secondary -> primary: send me devices [start, start + kDevsPerMsg).
- * fds[0]: a pidfd of the sender (identity and death). */
+/* Secondary -> primary, first on its channel: who it is. fds[0]: a pidfd
+ * of the sender, which must be the process the kernel says connected. */
+struct HelloMsg {
+	MpHdr hdr;
+};
+
+/* Primary -> secondary on its channel: the answer to its hello. A token
+ * lets it ask for devices over rte_mp once; each answer brings the next. */
+struct WelcomeMsg {
+	MpHdr hdr;
+	int32_t status; /* 0, or a negative errno (e.g. -EPROTO, -EPERM) */
+	uint32_t reserved;
+	uint64_t token;
+};
+
+/* Secondary -> primary over rte_mp: send me devices [start, start +
+ * kDevsPerMsg). No fds: who it is comes from its channel, through @token. */
 struct AttachReq {
 	MpHdr hdr;
 	uint32_t start;
+	uint32_t reserved;
+	uint64_t token;
 };
 
-/* AttachRep.flags: the last fd is this peer's end of its goodbye socket
- * (sent with the first answer to a new peer only). */
-constexpr uint32_t kRepByeSocket = 1;
-
 /* Primary -> secondary: fds[2i] cmd_fd, fds[2i+1] registry of device i,
- * fds[2 * count] a pidfd of the primary (when status is 0), then the
- * goodbye socket when flags has kRepByeSocket. */
+ * fds[2 * count] a pidfd of the primary (when status is 0). */
 struct AttachRep {
 	MpHdr hdr;
 	int32_t status;    /* 0, or a negative errno (e.g. -EPROTO) */
 	uint32_t total;    /* devices the primary shares */
 	uint32_t start;
 	uint32_t count;    /* devices in this message */
-	uint32_t flags;    /* kRepByeSocket */
+	uint32_t flags;    /* none defined: 0 */
 	uint32_t reserved;
 	uint64_t list_gen; /* the list changed if this differs between pages */
+	uint64_t token;    /* for the next request */
 };
 
-/* Over a peer's goodbye socket (a SOCK_SEQPACKET pair, one end in the
- * primary, one in the secondary), written by a process that exits
- * normally, read by the other when the writer's pidfd fires: a clean exit
- * is told from a death without rte_mp, which EAL may already have closed
- * by then. */
+/* Either way over a channel, from a process that exits normally; read by
+ * the other side when the writer's pidfd fires, to tell a clean exit from
+ * a death without rte_mp, which EAL may already have closed by then. */
 struct ByeMsg {
 	MpHdr hdr;
 	uint32_t magic; /* kByeMagic */
 };
 constexpr uint32_t kByeMagic = 0x45594221; /* "!BYE" */
+
+/* Primary -> secondary: messages to it were dropped (its channel stayed
+ * full): read the truth from the registries again. */
+struct ResyncMsg {
+	MpHdr hdr;
+};
 
 /* Secondary -> primary: this process detached from a device. */
 struct DetachMsg {
@@ -127,14 +151,16 @@ template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, con
 
 /* Decoders: 0, or a negative errno with the reason in @why. A protocol
  * mismatch is -EPROTO and names both versions. */
+int decode_hello(const struct rte_mp_msg &m, HelloMsg *out, std::string *why);
+int decode_welcome(const struct rte_mp_msg &m, WelcomeMsg *out, std::string *why);
+int decode_bye(const struct rte_mp_msg &m, ByeMsg *out, std::string *why);
+int decode_resync(const struct rte_mp_msg &m, ResyncMsg *out, std::string *why);
 int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why);
 int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *why);
 int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why);
 int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why);
 int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why);
 int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why);
-/* @len bytes read from a goodbye socket: a goodbye from @pid? */
-bool is_bye(const void *buf, ssize_t len, pid_t pid);
 
 /* Handler body shared by every action: decode @msg, then run @fn on the
  * body, or log why the message was refused. Always 0 for rte_mp. */

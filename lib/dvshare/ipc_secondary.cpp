@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Secondary side of the IPC: attach during rte_eal_init() (libc heap and
- * clock_gettime only: DPDK memory does not exist yet), then listen for
- * announcements.
+ * Secondary side of the IPC: connect this process's channel to the
+ * primary and attach during rte_eal_init() (libc heap and clock_gettime
+ * only: DPDK memory does not exist yet), then hear the primary on that
+ * channel (events, revokes, its goodbye) and answer there.
  */
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -12,17 +14,20 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 
+#include "channel.h"
 #include "dvs_fd.h"
 #include "dvs_log.h"
+#include "fault.h"
+#include "fd_watch.h"
 #include "ipc.h"
 #include "ipc_proto.h"
-#include "fault.h"
-#include "goodbye.h"
 #include "library.h"
 #include "pidfd.h"
 
@@ -92,13 +97,23 @@ int attach_one(Fd cmd_fd, Fd reg_fd, const AttachPolicy &policy)
 	return 1;
 }
 
-/* The primary's pidfd: when it fires, the primary is gone. Leaked on
- * purpose: it must outlive EAL cleanup and is never freed from inside its
- * own callback. */
-PidWatch *primary_watch;
-/* This process's end of its goodbye socket with the primary (goodbye.h);
- * kept to the end for the same reason. */
-int primary_bye = -1;
+/* The link with the primary. Leaked on purpose: it must outlive EAL
+ * cleanup (the goodbye goes out from the library's exit-time code), and
+ * the watches are never freed from inside their own callbacks. */
+struct Link {
+	std::mutex mu;             /* one connect or attach walk at a time */
+	int chan = -1;             /* this process's channel, for sending */
+	FdWatch *chan_watch = nullptr; /* reads a dup of it */
+	PidWatch *primary_watch = nullptr;
+	pid_t primary = 0;         /* the kernel's word (SO_PEERCRED) */
+	uint64_t token = 0;        /* for the next attach request */
+	std::atomic<bool> said_bye{false};
+};
+Link &link()
+{
+	static Link *l = new Link;
+	return *l;
+}
 
 /* The primary closed @d (dvshare_dev_close() or a normal exit): tell the
  * application once. */
@@ -111,12 +126,24 @@ void note_closed(dvshare_dev *d, pid_t pid)
 	Library::get().emit(d, DVSHARE_EVENT_CLOSED, nullptr, pid);
 }
 
+std::vector<std::shared_ptr<dvshare_dev>> devices_now()
+{
+	Library &lib = Library::get();
+	std::lock_guard<std::mutex> lock(lib.mu);
+
+	return lib.devices;
+}
+
+bool read_channel();
+
 void on_primary_gone(pid_t pid)
 {
 	Library &lib = Library::get();
-	std::vector<std::shared_ptr<dvshare_dev>> devs;
-	bool clean = bye_heard(primary_bye, pid);
 
+	/* What it said last (a goodbye, a close) is still in the channel. */
+	if (link().chan_watch != nullptr && link().chan_watch->fd() >= 0)
+		(void)read_channel();
+	bool clean = link().said_bye.load();
 	if (clean)
 		lib.set_primary_exited(pid);
 	else
@@ -127,11 +154,7 @@ void on_primary_gone(pid_t pid)
 	else
 		DVS_LOG(WARNING, "the primary (pid %d) died: imported objects keep working, "
 				 "no new lookups", pid);
-	{
-		std::lock_guard<std::mutex> lock(lib.mu);
-		devs = lib.devices;
-	}
-	for (const auto &d : devs) {
+	for (const auto &d : devices_now()) {
 		if (clean)
 			note_closed(d.get(), pid);
 		else
@@ -141,31 +164,97 @@ void on_primary_gone(pid_t pid)
 
 void watch_primary(Fd pidfd)
 {
-	if (primary_watch != nullptr)
+	if (link().primary_watch != nullptr)
 		return; /* one primary per process */
 	pid_t pid = pidfd_pid(pidfd.get());
 	int err = 0;
-	primary_watch = PidWatch::start(std::move(pidfd), [pid] { on_primary_gone(pid); }, &err)
-				.release();
+	link().primary_watch =
+		PidWatch::start(std::move(pidfd), [pid] { on_primary_gone(pid); }, &err).release();
 }
 
-/* One request/reply round: fills @rep and takes ownership of the fds. */
+/* Connect this process's channel and say hello, unless it is there: 0,
+ * or -errno (the primary's refusal, or why it could not be asked). */
+int connect_channel(pid_t primary)
+{
+	Link &l = link();
+
+	if (l.chan >= 0)
+		return 0;
+	Fd fd;
+	int rc = channel_connect(&fd);
+	if (rc != 0) {
+		DVS_LOG(ERR, "cannot connect to the primary at %s: %s", channel_path().c_str(),
+			strerror(-rc));
+		return rc;
+	}
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+	    cred.pid != primary) {
+		DVS_LOG(ERR, "%s is not the primary's (pid %d): refusing to speak to it",
+			channel_path().c_str(), primary);
+		return -EPERM;
+	}
+	Fd self(pidfd_self());
+	if (!self.valid()) {
+		DVS_LOG(ERR, "cannot open a pidfd of this process: %s", strerror(-self.get()));
+		return -EMFILE;
+	}
+	struct rte_mp_msg m;
+	HelloMsg h{ mp_hdr() };
+	mp_pack(&m, kActHello, h);
+	m.num_fds = 1;
+	m.fds[0] = self.get();
+	rc = channel_send_wait(fd.get(), m, kAttachTimeoutSec * 1000);
+	std::vector<Fd> fds;
+	if (rc == 0)
+		rc = channel_recv_wait(fd.get(), &m, &fds, kAttachTimeoutSec * 1000);
+	if (rc < 0) {
+		DVS_LOG(ERR, "no answer from the primary on %s: %s", channel_path().c_str(),
+			strerror(-rc));
+		return rc == -EPIPE ? -ECONNRESET : rc;
+	}
+	WelcomeMsg w;
+	std::string why;
+	rc = strcmp(m.name, kActWelcome) == 0 ? decode_welcome(m, &w, &why) : -EBADMSG;
+	if (rc != 0) {
+		DVS_LOG(ERR, "the primary's answer refused: %s", why.empty() ? m.name : why.c_str());
+		return rc;
+	}
+	if (w.status != 0) {
+		DVS_LOG(ERR, "the primary refused this process: %s", strerror(-w.status));
+		return w.status;
+	}
+	int err = 0;
+	Fd reader(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+	std::unique_ptr<FdWatch> watch =
+		reader.valid() ? FdWatch::start(std::move(reader), [] { return read_channel(); }, &err)
+			       : nullptr;
+	if (watch == nullptr) {
+		DVS_LOG(ERR, "cannot watch the channel: %s", strerror(err != 0 ? -err : errno));
+		return err != 0 ? err : -errno;
+	}
+	l.primary = primary;
+	l.token = w.token;
+	l.chan = fd.release();
+	l.chan_watch = watch.release();
+	return 0;
+}
+
+/* One request/reply round over rte_mp: fills @rep and takes ownership of
+ * the fds it carries. */
 int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 {
 	struct rte_mp_msg msg;
 	struct rte_mp_reply reply = {};
 	struct timespec ts = { kAttachTimeoutSec, 0 };
-	AttachReq req{ mp_hdr(), start };
+	AttachReq req{};
 	std::string why;
 
-	Fd self(pidfd_self());
-	if (!self.valid()) {
-		DVS_LOG(ERR, "cannot open a pidfd of this process: %s", strerror(errno));
-		return -errno;
-	}
+	req.hdr = mp_hdr();
+	req.start = start;
+	req.token = link().token;
 	mp_pack(&msg, kActAttach, req);
-	msg.num_fds = 1;
-	msg.fds[0] = self.get();
 	if (rte_mp_request_sync(&msg, &reply, &ts) != 0 || reply.nb_received != 1) {
 		int err = reply.nb_received == 0 ? ETIMEDOUT : rte_errno;
 		free(reply.msgs);
@@ -173,7 +262,8 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 		return -err;
 	}
 	const struct rte_mp_msg &r = reply.msgs[0];
-	for (int i = 0; i < r.num_fds && i < RTE_MP_MAX_FD_NUM; i++)
+	/* The primary said how many it sent: DPDK fills those slots. */
+	for (int i = 0; i < r.num_fds && i < kMpMaxFds; i++)
 		fds->emplace_back(r.fds[i]);
 	int rc = decode_attach_rep(r, rep, &why);
 	free(reply.msgs);
@@ -181,14 +271,17 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 		DVS_LOG(ERR, "attach answer refused: %s", why.c_str());
 		return rc;
 	}
+	if (rep->token != 0)
+		link().token = rep->token;
 	if (rep->status != 0) {
 		DVS_LOG(ERR, "the primary refused the attach: %s", strerror(-rep->status));
 		return rep->status;
 	}
-	if (rep->flags & kRepByeSocket) {
-		if (primary_bye < 0)
-			primary_bye = fds->back().release();
-		fds->pop_back();
+	/* Checked by what it is: a pidfd of the primary this process speaks to. */
+	if (pidfd_pid(fds->back().get()) != link().primary) {
+		DVS_LOG(ERR, "attach answer refused: its last fd is not a pidfd of the primary (pid %d)",
+			link().primary);
+		return -EBADMSG;
 	}
 	watch_primary(std::move(fds->back()));
 	fds->pop_back();
@@ -196,20 +289,27 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 	return 0;
 }
 
-int on_event(const struct rte_mp_msg *msg, const void *)
+/* An event from the primary (also for a device not attached yet: global
+ * subscribers hear it). */
+void on_event(const EventMsg &ev)
 {
-	/* Also for a device not attached yet: global subscribers hear it. */
-	return on_message<EventMsg>(msg, decode_event, "event message", [](const EventMsg &ev) {
-		Library &lib = Library::get();
-		if (ev.event == DVSHARE_EVENT_CLOSED) {
-			std::shared_ptr<dvshare_dev> d = lib.hold(ev.ibdev);
-			if (d != nullptr)
-				note_closed(d.get(), ev.hdr.pid);
-			return;
-		}
-		lib.emit(ev.ibdev, static_cast<enum dvshare_event>(ev.event), ev.name, ev.hdr.pid,
-			 false);
-	});
+	Library &lib = Library::get();
+
+	if (ev.event == DVSHARE_EVENT_CLOSED) {
+		std::shared_ptr<dvshare_dev> d = lib.hold(ev.ibdev);
+		if (d != nullptr)
+			note_closed(d.get(), ev.hdr.pid);
+		return;
+	}
+	lib.emit(ev.ibdev, static_cast<enum dvshare_event>(ev.event), ev.name, ev.hdr.pid, false);
+}
+
+void send_to_primary(const struct rte_mp_msg &m, const char *what)
+{
+	int rc = link().chan >= 0 ? channel_send_wait(link().chan, m, 1000) : -ENOTCONN;
+
+	if (rc != 0)
+		DVS_LOG(ERR, "cannot send the primary a %s: %s", what, strerror(-rc));
 }
 
 void send_ack(const RevokeMsg &r)
@@ -223,8 +323,7 @@ void send_ack(const RevokeMsg &r)
 	a.gen = r.gen;
 	a.revoke_id = r.revoke_id;
 	mp_pack(&msg, kActRevokeAck, a);
-	if (rte_mp_sendmsg(&msg) != 0)
-		DVS_LOG(ERR, "cannot answer a revoke: %s", rte_strerror(rte_errno));
+	send_to_primary(msg, "revoke answer");
 }
 
 void let_go(const RevokeMsg &r)
@@ -255,9 +354,88 @@ void let_go(const RevokeMsg &r)
 		lib.emit(d.get(), DVSHARE_EVENT_REVOKED, name.c_str(), r.hdr.pid);
 }
 
-int on_revoke(const struct rte_mp_msg *msg, const void *)
+/* Messages to this process were dropped (it did not read): the
+ * registries hold the truth. */
+void resync()
 {
-	return on_message<RevokeMsg>(msg, decode_revoke, "revoke message", let_go);
+	DVS_LOG(NOTICE, "missed messages from the primary: re-reading the registries");
+	for (const auto &d : devices_now()) {
+		d->revalidate();
+		if (d->registry().closed())
+			note_closed(d.get(), link().primary);
+	}
+}
+
+/* One message from the primary, on its channel (nobody else holds the
+ * other end). */
+void on_message(const struct rte_mp_msg &m)
+{
+	Library &lib = Library::get();
+	std::string why;
+	auto from_primary = [&](const MpHdr &h, const char *what) {
+		if (h.pid == link().primary)
+			return true;
+		lib.refused(what, "names pid " + std::to_string(h.pid) + ", not the primary's");
+		return false;
+	};
+
+	if (strcmp(m.name, kActEvent) == 0) {
+		EventMsg ev;
+		if (decode_event(m, &ev, &why) != 0)
+			lib.refused("event", why);
+		else if (from_primary(ev.hdr, "event"))
+			on_event(ev);
+	} else if (strcmp(m.name, kActRevoke) == 0) {
+		RevokeMsg r;
+		if (decode_revoke(m, &r, &why) != 0)
+			lib.refused("revoke", why);
+		else if (from_primary(r.hdr, "revoke"))
+			let_go(r);
+	} else if (strcmp(m.name, kActBye) == 0) {
+		ByeMsg b;
+		if (decode_bye(m, &b, &why) != 0)
+			lib.refused("goodbye", why);
+		else if (from_primary(b.hdr, "goodbye"))
+			link().said_bye.store(true);
+	} else if (strcmp(m.name, kActResync) == 0) {
+		ResyncMsg r;
+		if (decode_resync(m, &r, &why) != 0)
+			lib.refused("resync", why);
+		else if (from_primary(r.hdr, "resync"))
+			resync();
+	} else {
+		lib.refused("channel message", std::string(m.name) + " is not taken from the primary");
+	}
+}
+
+/* On the interrupt thread: what the primary sent. False at the end of the
+ * stream (the primary is gone or closed it). */
+bool read_channel()
+{
+	for (int i = 0; i < 64; i++) {
+		struct rte_mp_msg m;
+		std::vector<Fd> fds; /* none expected: any is closed */
+		int rc = channel_recv(link().chan_watch->fd(), &m, &fds);
+		if (rc == 0)
+			return true;
+		if (rc == -EBADMSG) {
+			Library::get().refused("channel message", "malformed");
+			continue;
+		}
+		if (rc < 0)
+			return false;
+		on_message(m);
+	}
+	return true;
+}
+
+/* What only the primary's channel carries, sent over rte_mp (forged, or a
+ * primary of another release): counted, no effect, no fd touched. */
+int on_channel_only(const struct rte_mp_msg *msg, const void *)
+{
+	Library::get().refused(msg->name, "not taken over rte_mp, which cannot say who sent it "
+					  "(only over the channel with the primary)");
+	return 0;
 }
 
 std::mutex init_mu;
@@ -271,7 +449,8 @@ int ipc_secondary_init()
 
 	if (initialised)
 		return 0;
-	int rc = register_actions({ { kActEvent, on_event }, { kActRevoke, on_revoke } }, false);
+	int rc = register_actions({ { kActEvent, on_channel_only }, { kActRevoke, on_channel_only },
+				    { kActBye, on_channel_only } }, false);
 	if (rc != 0)
 		return rc;
 	initialised = true;
@@ -297,10 +476,14 @@ int ipc_secondary_attach()
 		DVS_LOG(INFO, "the primary does not use dvshare: no device to attach");
 		return 0;
 	}
+	std::lock_guard<std::mutex> walk(link().mu);
+	int rc = connect_channel(primary);
+	if (rc != 0)
+		return rc;
 	for (int pages = 0; pages < 1024; pages++) {
 		AttachRep rep;
 		std::vector<Fd> fds;
-		int rc = request_page(start, &rep, &fds);
+		rc = request_page(start, &rep, &fds);
 		if (rc != 0)
 			return rc;
 		if (!first && rep.list_gen != gen) {
@@ -325,7 +508,14 @@ int ipc_secondary_attach()
 
 void ipc_secondary_bye()
 {
-	bye_send(primary_bye);
+	struct rte_mp_msg m;
+	ByeMsg b{ mp_hdr(), kByeMagic };
+
+	if (link().chan < 0)
+		return;
+	mp_pack(&m, kActBye, b);
+	/* At exit: never waits, and nobody listening is fine. */
+	(void)channel_send(link().chan, m);
 }
 
 void ipc_send_detach(const dvshare_dev *dev)
@@ -336,9 +526,7 @@ void ipc_send_detach(const dvshare_dev *dev)
 	m.hdr = mp_hdr();
 	snprintf(m.ibdev, sizeof(m.ibdev), "%s", dev->name().c_str());
 	mp_pack(&msg, kActDetach, m);
-	/* Delivered to the primary only: secondaries do not register it. */
-	if (rte_mp_sendmsg(&msg) != 0)
-		DVS_LOG(DEBUG, "detach notice not sent: %s", rte_strerror(rte_errno));
+	send_to_primary(msg, "detach notice");
 }
 
 } // namespace dvs

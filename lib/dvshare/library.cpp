@@ -152,6 +152,17 @@ void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, p
 		emit(d, ev, name, pid);
 }
 
+void Library::refused(const char *what, const std::string &why)
+{
+	uint64_t n = ++stats.refused;
+
+	if (n <= 8)
+		DVS_LOG(WARNING, "%s refused: %s%s", what, why.c_str(),
+			n == 8 ? " (further refusals logged at debug level)" : "");
+	else
+		DVS_LOG(DEBUG, "%s refused: %s", what, why.c_str());
+}
+
 void Library::peer_gone(const char *ibdev, pid_t pid)
 {
 	std::lock_guard<std::mutex> lock(mu);

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -74,8 +75,12 @@ public:
 	/* Counters behind dvshare_stats_get(). */
 	struct Counters {
 		std::atomic<uint64_t> attach_ns{0}, imports{0}, lookups{0}, published{0},
-			destroyed{0}, destroy_busy{0}, revoked{0};
+			destroyed{0}, destroy_busy{0}, revoked{0}, refused{0};
 	} stats;
+	/* A message refused (forged, unverifiable, malformed): counted, and
+	 * said, the first few at WARNING, then at DEBUG (a flood of them
+	 * must not flood the log). */
+	void refused(const char *what, const std::string &why);
 
 private:
 	Library() = default;

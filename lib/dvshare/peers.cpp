@@ -1,14 +1,63 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "peers.h"
 
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "channel.h"
 #include "dvs_log.h"
-#include "goodbye.h"
+#include "ipc_proto.h"
 #include "library.h"
 
 namespace dvs {
 
+namespace {
+
+uint64_t new_token()
+{
+	uint64_t t = 0;
+
+	while (t == 0)
+		if (getrandom(&t, sizeof(t), 0) != sizeof(t))
+			t = 0;
+	return t;
+}
+
+void welcome(int fd, int status, uint64_t token)
+{
+	struct rte_mp_msg m;
+	WelcomeMsg w{};
+
+	w.hdr = mp_hdr();
+	w.status = status;
+	w.token = token;
+	mp_pack(&m, kActWelcome, w);
+	/* Its first message, on an empty queue: never waits. */
+	(void)channel_send(fd, m);
+}
+
+/* The EAL runtime file every process of this prefix maps (DPDK's shared
+ * config): a process that maps it is a DPDK process of this prefix. */
+int dpdk_process_of_prefix(pid_t pid)
+{
+	return pid_maps_file(pid, std::string(rte_eal_get_runtime_dir()) + "/config");
+}
+
+} // namespace
+
 /* Never destroyed: the library's exit-time code (Library::~Library, which
  * outlives every other dvshare static) still says goodbye through it. */
+Peers &Peers::get()
+{
+	static Peers *p = new Peers;
+	return *p;
+}
+
 std::string pid_list(const std::set<pid_t> &pids)
 {
 	std::string s;
@@ -18,57 +67,239 @@ std::string pid_list(const std::set<pid_t> &pids)
 	return s;
 }
 
-Peers &Peers::get()
-{
-	static Peers *p = new Peers;
-	return *p;
-}
-
-void Peers::attached(pid_t pid, uid_t uid, const std::vector<std::string> &devs, Fd bye,
-		     bool *fresh)
+int Peers::listen()
 {
 	std::lock_guard<std::mutex> lock(mu_);
-
-	std::erase_if(spent_, [](const std::unique_ptr<PidWatch> &w) { return w->spent(); });
-	auto it = peers_.find(pid);
-	*fresh = it == peers_.end();
-	if (!*fresh) {
-		/* Already known: another device for it. */
-		it->second.devices.insert(devs.begin(), devs.end());
-		return;
-	}
-	Peer &p = peers_[pid];
-	p.uid = uid;
-	p.bye = std::move(bye);
-	p.devices.insert(devs.begin(), devs.end());
-}
-
-void Peers::watch(pid_t pid, Fd pidfd)
-{
+	Fd fd;
 	int err = 0;
-	std::unique_ptr<PidWatch> w = PidWatch::start(std::move(pidfd), [this, pid] { gone(pid); }, &err);
 
-	if (w == nullptr) {
-		/* Destroys still end: a peer that does not answer times out. */
-		DVS_LOG(ERR, "cannot watch secondary pid %d: %s; its death will not be noticed",
-			pid, strerror(-err));
-		return;
+	if (listener_ != nullptr)
+		return 0;
+	int rc = channel_listen(&fd);
+	if (rc != 0) {
+		DVS_LOG(ERR, "cannot listen on %s: %s", channel_path().c_str(), strerror(-rc));
+		return rc;
 	}
-	std::lock_guard<std::mutex> lock(mu_);
-	auto it = peers_.find(pid);
-	if (it != peers_.end() && it->second.watch == nullptr)
-		it->second.watch = std::move(w);
-	else
-		spent_.push_back(std::move(w)); /* gone already: freed later */
+	listener_ = FdWatch::start(std::move(fd), [this] { return on_listen(); }, &err);
+	if (listener_ == nullptr) {
+		DVS_LOG(ERR, "cannot watch %s: %s", channel_path().c_str(), strerror(-err));
+		unlink(channel_path().c_str());
+		return err;
+	}
+	return 0;
 }
 
-void Peers::detached(pid_t pid, const std::string &dev)
+/* On the interrupt thread: a secondary connected. */
+bool Peers::on_listen()
+{
+	for (;;) {
+		Fd fd;
+		pid_t pid = 0;
+		uid_t uid = 0;
+		int rc = channel_accept(listener_->fd(), &fd, &pid, &uid);
+		if (rc <= 0)
+			return true; /* nothing more now (an error is the next one's) */
+		std::lock_guard<std::mutex> lock(mu_);
+		sweep_locked();
+		size_t pending = 0;
+		for (const auto &c : conns_)
+			pending += !c->verified && !c->closed;
+		if (pending >= kPendingMax) {
+			Library::get().refused("channel", "from pid " + std::to_string(pid) + ": " +
+						  std::to_string(pending) +
+						  " connections are waiting for their hello already");
+			continue;
+		}
+		auto c = std::make_shared<Conn>();
+		c->pid = pid;
+		c->uid = uid;
+		Fd reader(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+		c->fd = std::move(fd);
+		int err = 0;
+		if (reader.valid())
+			c->chan = FdWatch::start(std::move(reader), [this, raw = c.get()] {
+				return on_channel(raw);
+			}, &err);
+		if (c->chan == nullptr) {
+			DVS_LOG(ERR, "cannot watch the channel of pid %d: %s", pid,
+				strerror(err != 0 ? -err : errno));
+			continue;
+		}
+		conns_.push_back(std::move(c));
+	}
+}
+
+bool Peers::on_channel(Conn *c)
+{
+	if (read_channel(c))
+		return true;
+	std::lock_guard<std::mutex> lock(mu_);
+	close_locked(c);
+	return false;
+}
+
+bool Peers::read_channel(Conn *c)
+{
+	/* A bounded batch per call: the interrupt thread serves others too,
+	 * and calls again while more is queued. */
+	for (int i = 0; i < 64; i++) {
+		struct rte_mp_msg m;
+		std::vector<Fd> fds;
+		int rc = channel_recv(c->chan->fd(), &m, &fds);
+		if (rc == 0)
+			return true;
+		if (rc == -EBADMSG) {
+			Library::get().refused("channel message", "malformed, from pid " +
+								   std::to_string(c->pid));
+			continue;
+		}
+		if (rc < 0)
+			return false; /* its end closed (or worse): nothing more from it */
+		if (!handle(c, m, &fds))
+			return false;
+	}
+	return true;
+}
+
+/* One message from @c; the fds it carried are closed on return unless a
+ * handler took them. False: close the channel. */
+bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
+{
+	Library &lib = Library::get();
+	std::string why;
+	std::string from = "from pid " + std::to_string(c->pid);
+	bool verified;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		verified = c->verified;
+	}
+	if (!verified) {
+		if (strcmp(m.name, kActHello) == 0)
+			return hello(c, m, fds);
+		lib.refused("channel message", std::string(m.name) + " before hello, " + from);
+		return false;
+	}
+	/* Who speaks is the kernel's word: a body naming anyone else is a
+	 * forgery, whatever it says. */
+	auto as_peer = [&](const MpHdr &h, const char *what) {
+		if (h.pid == c->pid)
+			return true;
+		lib.refused(what, from + " naming pid " + std::to_string(h.pid));
+		return false;
+	};
+	if (strcmp(m.name, kActRevokeAck) == 0) {
+		RevokeAck a;
+		if (decode_revoke_ack(m, &a, &why) != 0)
+			lib.refused("revoke ack", why + ", " + from);
+		else if (as_peer(a.hdr, "revoke ack"))
+			lib.revoke_ack(a.ibdev, c->pid, a.revoke_id, a.slot, a.gen);
+	} else if (strcmp(m.name, kActDetach) == 0) {
+		DetachMsg d;
+		if (decode_detach(m, &d, &why) != 0)
+			lib.refused("detach", why + ", " + from);
+		else if (as_peer(d.hdr, "detach"))
+			detached(c->pid, d.ibdev);
+	} else if (strcmp(m.name, kActBye) == 0) {
+		ByeMsg b;
+		if (decode_bye(m, &b, &why) != 0) {
+			lib.refused("goodbye", why + ", " + from);
+		} else if (as_peer(b.hdr, "goodbye")) {
+			std::lock_guard<std::mutex> lock(mu_);
+			c->said_bye = true;
+		}
+	} else {
+		lib.refused("channel message", std::string(m.name) + " is not taken from a peer, " +
+							  from);
+	}
+	std::lock_guard<std::mutex> lock(mu_);
+	flush_locked(c); /* it reads again: what waited for it may go */
+	return true;
+}
+
+/* A connection's first message: is it who the kernel says, a live DPDK
+ * process of this prefix, not this process, and not a peer already? */
+bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
+{
+	std::string why;
+	HelloMsg h;
+	int rc = decode_hello(m, &h, &why);
+
+	if (rc == 0 && h.hdr.pid != c->pid) {
+		why = "it names pid " + std::to_string(h.hdr.pid);
+		rc = -EPERM;
+	} else if (rc == 0 && c->pid == getpid()) {
+		why = "it is this primary";
+		rc = -EPERM;
+	} else if (rc == 0 && (pidfd_pid((*fds)[0].get()) != c->pid ||
+			       !pidfd_alive((*fds)[0].get()))) {
+		why = "its pidfd is not one of itself";
+		rc = -EPERM;
+	} else if (rc == 0 && (rc = dpdk_process_of_prefix(c->pid)) != 0) {
+		why = "it is not a DPDK process of this prefix (" +
+		      std::string(rte_eal_get_runtime_dir()) + "/config " +
+		      (rc == -ENOENT ? "not mapped" : strerror(-rc)) + ")";
+		rc = -EPERM;
+	}
+	std::unique_lock<std::mutex> lock(mu_);
+	if (rc == 0 && peers_.count(c->pid) != 0) {
+		why = "it has a channel already";
+		rc = -EBUSY;
+	}
+	if (rc != 0) {
+		welcome(c->fd.get(), rc, 0);
+		lock.unlock();
+		Library::get().refused("hello", "from pid " + std::to_string(c->pid) + ": " + why);
+		return false;
+	}
+	int err = 0;
+	Conn *raw = c;
+	c->death = PidWatch::start(std::move((*fds)[0]), [this, raw] { gone(raw); }, &err);
+	if (c->death == nullptr) {
+		welcome(c->fd.get(), err, 0);
+		return false;
+	}
+	c->verified = true;
+	c->token = new_token();
+	peers_[c->pid] = c;
+	welcome(c->fd.get(), 0, c->token);
+	return true;
+}
+
+bool Peers::redeem(uint64_t token, pid_t pid, uid_t *uid, uint64_t *next)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	if (it == peers_.end() || token == 0 || it->second->token != token)
+		return false;
+	/* One answer per token: the next comes inside that answer, so a peer
+	 * never has more than one waiting for it in its rte_mp queue. */
+	it->second->token = *next = new_token();
+	*uid = it->second->uid;
+	return true;
+}
+
+void Peers::attached(pid_t pid, const std::vector<std::string> &devs)
 {
 	std::lock_guard<std::mutex> lock(mu_);
 	auto it = peers_.find(pid);
 
 	if (it != peers_.end())
-		it->second.devices.erase(dev);
+		it->second->devices.insert(devs.begin(), devs.end());
+}
+
+/* On the interrupt thread: @pid let go of @dev. */
+void Peers::detached(pid_t pid, const std::string &dev)
+{
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		auto it = peers_.find(pid);
+		if (it == peers_.end() || it->second->devices.erase(dev) == 0)
+			return;
+	}
+	Library &lib = Library::get();
+	lib.peer_gone(dev.c_str(), pid); /* a destroy need not wait for it */
+	lib.emit(dev.c_str(), DVSHARE_EVENT_PEER_DETACHED, nullptr, pid, true);
 }
 
 std::set<pid_t> Peers::attached_to(const std::string &dev)
@@ -76,8 +307,8 @@ std::set<pid_t> Peers::attached_to(const std::string &dev)
 	std::lock_guard<std::mutex> lock(mu_);
 	std::set<pid_t> out;
 
-	for (const auto &[pid, p] : peers_)
-		if (p.devices.count(dev) != 0)
+	for (const auto &[pid, c] : peers_)
+		if (c->devices.count(dev) != 0)
 			out.insert(pid);
 	return out;
 }
@@ -87,37 +318,141 @@ std::vector<PeerInfo> Peers::list()
 	std::lock_guard<std::mutex> lock(mu_);
 	std::vector<PeerInfo> out;
 
-	for (const auto &[pid, p] : peers_)
-		out.push_back({ pid, p.uid, { p.devices.begin(), p.devices.end() } });
+	for (const auto &[pid, c] : peers_)
+		out.push_back({ pid, c->uid, { c->devices.begin(), c->devices.end() } });
 	return out;
+}
+
+void Peers::broadcast(const struct rte_mp_msg &m)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	sweep_locked();
+	for (const auto &[pid, c] : peers_)
+		send_locked(c, m);
+}
+
+void Peers::flush()
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	for (const auto &[pid, c] : peers_)
+		flush_locked(c);
 }
 
 void Peers::say_bye()
 {
-	std::lock_guard<std::mutex> lock(mu_);
+	struct rte_mp_msg m;
+	ByeMsg b{ mp_hdr(), kByeMagic };
 
-	for (const auto &[pid, p] : peers_)
-		bye_send(p.bye.get());
+	mp_pack(&m, kActBye, b);
+	broadcast(m);
 }
 
-/* On the interrupt thread: the peer's pidfd fired. Either way what it
- * held is reclaimed; a goodbye decides what it is called. */
-void Peers::gone(pid_t pid)
+void Peers::revoke_begins(const std::string &dev, uint32_t rid)
 {
+	std::lock_guard<std::mutex> lock(mu_);
+
+	revokes_.emplace(dev, rid);
+}
+
+void Peers::revoke_over(const std::string &dev, uint32_t rid)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	revokes_.erase({ dev, rid });
+}
+
+/* A revoke whose destroy is over: nobody waits for its answer. */
+bool Peers::stale_locked(const struct rte_mp_msg &m) const
+{
+	RevokeMsg r;
+
+	if (strcmp(m.name, kActRevoke) != 0 || m.len_param != static_cast<int>(sizeof(r)))
+		return false;
+	memcpy(&r, m.param, sizeof(r));
+	return revokes_.count({ r.ibdev, r.revoke_id }) == 0;
+}
+
+void Peers::send_locked(Conn *c, const struct rte_mp_msg &m)
+{
+	if (c->closed)
+		return;
+	flush_locked(c);
+	if (c->outq.empty() && !c->resync_owed) {
+		int rc = channel_send(c->fd.get(), m);
+		if (rc != -EAGAIN)
+			return; /* sent, or it is gone: its pidfd will say */
+	}
+	/* A revoke is kept whatever the queue holds: a destroy waits for its
+	 * answer, and there are no more of them than destroys under way. */
+	if (c->outq.size() < kQueueMax || strcmp(m.name, kActRevoke) == 0)
+		c->outq.push_back(m);
+	else
+		c->resync_owed = true;
+}
+
+void Peers::flush_locked(Conn *c)
+{
+	while (!c->outq.empty()) {
+		if (stale_locked(c->outq.front())) {
+			c->outq.pop_front();
+			continue;
+		}
+		int rc = channel_send(c->fd.get(), c->outq.front());
+		if (rc == -EAGAIN)
+			return;
+		c->outq.pop_front();
+	}
+	if (!c->resync_owed)
+		return;
+	struct rte_mp_msg m;
+	ResyncMsg r{ mp_hdr() };
+	mp_pack(&m, kActResync, r);
+	if (channel_send(c->fd.get(), m) != -EAGAIN)
+		c->resync_owed = false;
+}
+
+/* Its channel is done with: what it sent is read, nothing more goes to it.
+ * A peer stays one until its pidfd fires. */
+void Peers::close_locked(Conn *c)
+{
+	c->closed = true;
+	c->outq.clear();
+	c->resync_owed = false;
+	/* Its reader (a dup) sees the end now and stops; the fds go as soon
+	 * as the interrupt thread lets go of them, not at the next sweep. */
+	if (c->fd.valid())
+		shutdown(c->fd.get(), SHUT_RDWR);
+	c->fd.reset();
+}
+
+/* Free what no callback refers to any more: channels closed, and for a
+ * peer, gone too. */
+void Peers::sweep_locked()
+{
+	std::erase_if(conns_, [](const std::shared_ptr<Conn> &c) {
+		bool done = c->verified ? c->gone : c->closed;
+		return done && c->chan->spent() && (c->death == nullptr || c->death->spent());
+	});
+}
+
+/* On the interrupt thread: @c's pidfd fired. What it held is reclaimed; a
+ * goodbye read from its channel (now, or before) makes it an exit. */
+void Peers::gone(Conn *c)
+{
+	if (c->chan->fd() >= 0)
+		(void)read_channel(c);
 	std::set<std::string> devs;
 	bool clean;
+	pid_t pid = c->pid;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
-		auto it = peers_.find(pid);
-		if (it == peers_.end())
-			return;
-		devs = std::move(it->second.devices);
-		clean = bye_heard(it->second.bye.get(), pid);
-		/* A peer that died before watch() stored its watch has none
-		 * yet: watch() finds it gone and parks the watch itself. */
-		if (it->second.watch != nullptr)
-			spent_.push_back(std::move(it->second.watch));
-		peers_.erase(it);
+		c->gone = true;
+		clean = c->said_bye;
+		devs = std::move(c->devices);
+		peers_.erase(pid);
+		close_locked(c);
 	}
 	if (!devs.empty() && clean)
 		DVS_LOG(INFO, "secondary pid %d exited: detached from %zu device(s)", pid,

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The primary's view of its secondaries: who attached to which device,
- * identified by the pidfd each sent with its attach request, and watched
- * through it so a secondary that is gone is reclaimed at once; its
- * goodbye socket (goodbye.h) tells a normal exit from a death.
+ * The primary's view of its secondaries. Each connects a channel
+ * (channel.h) to the primary's socket: the kernel says which process did
+ * (SO_PEERCRED), and its hello proves it with a pidfd of itself, checked
+ * to be a DPDK process of this prefix. Only then is it a peer: it gets a
+ * token to attach with over rte_mp, its death is watched through the
+ * pidfd, whatever it says (revoke acks, detach, goodbye) is taken from its
+ * channel alone and under its own pid, and whatever the primary tells it
+ * goes there without ever waiting (a bounded queue, then a resync).
+ * Everything here runs its callbacks on DPDK's interrupt thread.
  */
 #ifndef DVS_PEERS_H
 #define DVS_PEERS_H
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +23,10 @@
 
 #include <sys/types.h>
 
+#include <rte_eal.h>
+
+#include "dvs_fd.h"
+#include "fd_watch.h"
 #include "pidfd.h"
 
 namespace dvs {
@@ -32,39 +42,74 @@ struct PeerInfo {
 
 class Peers {
 public:
+	/* Messages queued for one peer whose channel is full; past it they
+	 * are dropped and the peer is told to resync from the registries. */
+	static constexpr size_t kQueueMax = 256;
+	/* Connections that have not said hello yet; more are refused. */
+	static constexpr size_t kPendingMax = 64;
+
 	static Peers &get();
 
-	/* @pid attached @devs: from now on destroys wait for it. A new peer
-	 * keeps @bye, our end of its goodbye socket, and *fresh says so (then
-	 * the other end is sent to it, and watch() follows). */
-	void attached(pid_t pid, uid_t uid, const std::vector<std::string> &devs, Fd bye,
-		      bool *fresh);
-	/* Watch a new peer's death through @pidfd. Called after the attach
-	 * reply is sent, off the secondary's critical path: a peer that died
-	 * meanwhile has a readable pidfd, and is seen gone at once. */
-	void watch(pid_t pid, Fd pidfd);
-	void detached(pid_t pid, const std::string &dev);
+	/* Listen for secondaries' channels (idempotent): 0 or -errno. */
+	int listen();
+	/* An attach over rte_mp presenting @token as @pid: true, with the
+	 * peer's uid and the token for its next request, if @pid is a peer
+	 * and holds @token; the token is spent either way. */
+	bool redeem(uint64_t token, pid_t pid, uid_t *uid, uint64_t *next);
+	/* @pid attached @devs: from now on destroys wait for it. */
+	void attached(pid_t pid, const std::vector<std::string> &devs);
 	/* Secondaries attached to @dev now. */
 	std::set<pid_t> attached_to(const std::string &dev);
 	std::vector<PeerInfo> list();
+	/* Tell every peer @m (no fds), never waiting. Events past a full
+	 * queue are dropped (the peer resyncs); revokes never are, but one
+	 * whose destroy has ended (revoke_over) is dropped unsent. */
+	void broadcast(const struct rte_mp_msg &m);
+	/* A revoke @rid of @dev is going out; it has ended. */
+	void revoke_begins(const std::string &dev, uint32_t rid);
+	void revoke_over(const std::string &dev, uint32_t rid);
+	/* Send what is queued, as far as the channels take it. */
+	void flush();
 	/* This primary exits normally: tell every secondary. */
 	void say_bye();
 
 private:
-	Peers() = default;
-	void gone(pid_t pid);
-
-	struct Peer {
+	struct Conn {
+		pid_t pid = 0; /* the kernel's word (SO_PEERCRED) */
 		uid_t uid = 0;
-		std::unique_ptr<PidWatch> watch;
-		Fd bye;
+		Fd fd;         /* where messages to it go */
+		bool verified = false;
+		bool closed = false; /* refused, or its channel ended */
+		bool gone = false;   /* its pidfd fired */
+		bool said_bye = false;
+		uint64_t token = 0;
 		std::set<std::string> devices;
+		std::deque<struct rte_mp_msg> outq;
+		bool resync_owed = false;
+		std::unique_ptr<FdWatch> chan; /* reads a dup of fd */
+		std::unique_ptr<PidWatch> death;
 	};
+
+	Peers() = default;
+	bool on_listen();
+	bool on_channel(Conn *c);
+	/* Read what @c sent: false once the channel is to be closed. */
+	bool read_channel(Conn *c);
+	bool handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
+	bool hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
+	void detached(pid_t pid, const std::string &dev);
+	void gone(Conn *c);
+	void close_locked(Conn *c);
+	void send_locked(Conn *c, const struct rte_mp_msg &m);
+	void flush_locked(Conn *c);
+	bool stale_locked(const struct rte_mp_msg &m) const;
+	void sweep_locked();
+
 	std::mutex mu_;
-	std::map<pid_t, Peer> peers_;
-	/* Watches whose callback fired: freed once DPDK let go of them
-	 * (PidWatch::spent()), never from inside the callback. */
-	std::vector<std::unique_ptr<PidWatch>> spent_;
+	std::unique_ptr<FdWatch> listener_;
+	std::vector<std::shared_ptr<Conn>> conns_;
+	std::map<pid_t, Conn *> peers_; /* verified, not gone */
+	std::set<std::pair<std::string, uint32_t>> revokes_; /* under way */
 };
 
 } // namespace dvs

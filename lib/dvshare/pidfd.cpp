@@ -4,13 +4,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
-#include <rte_interrupts.h>
 
 #include "dvs_log.h"
 
@@ -72,64 +73,59 @@ bool pidfd_alive(int pidfd)
 	return syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) == 0;
 }
 
+int pid_maps_file(pid_t pid, const std::string &path)
+{
+	struct stat st;
+	char maps[64];
+	/* /proc shows the path resolved (/var/run is a link to /run). */
+	char *real = realpath(path.c_str(), nullptr);
+
+	if (real == nullptr)
+		return -errno;
+	std::string want = real;
+	free(real);
+	if (stat(want.c_str(), &st) != 0)
+		return -errno;
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	FILE *f = fopen(maps, "re");
+	if (f == nullptr)
+		return -errno;
+	/* "start-end perms offset dev inode path": the inode, then the path
+	 * (a line is longer than any buffer only past the path we want). */
+	char line[512];
+	int rc = -ENOENT;
+	while (rc != 0 && fgets(line, sizeof(line), f) != nullptr) {
+		unsigned long long ino = 0;
+		int at = 0;
+		if (sscanf(line, "%*s %*s %*s %*s %llu %n", &ino, &at) < 1 || at == 0 ||
+		    ino != static_cast<unsigned long long>(st.st_ino))
+			continue;
+		char *p = line + at;
+		p[strcspn(p, "\n")] = '\0';
+		if (want == p)
+			rc = 0;
+	}
+	if (ferror(f))
+		rc = -EIO;
+	fclose(f);
+	return rc;
+}
+
 std::unique_ptr<PidWatch> PidWatch::start(Fd pidfd, std::function<void()> on_death, int *err)
 {
 	std::unique_ptr<PidWatch> w(new PidWatch());
 
 	w->pid_ = pidfd_pid(pidfd.get());
-	w->fd_ = std::move(pidfd);
-	w->on_death_ = std::move(on_death);
-	w->ih_ = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (w->ih_ == nullptr || rte_intr_fd_set(w->ih_, w->fd_.get()) != 0 ||
-	    rte_intr_type_set(w->ih_, RTE_INTR_HANDLE_EXT) != 0 ||
-	    rte_intr_callback_register(w->ih_, on_ready, w.get()) != 0) {
-		*err = rte_errno != 0 ? -rte_errno : -ENOMEM;
+	/* A pidfd stays readable once its process is gone: once is enough. */
+	w->w_ = FdWatch::start(std::move(pidfd), [fn = std::move(on_death)] {
+		fn();
+		return false;
+	}, err);
+	if (w->w_ == nullptr) {
 		DVS_LOG(ERR, "cannot watch pid %d: %s", w->pid_, rte_strerror(-*err));
-		rte_intr_instance_free(w->ih_);
-		w->ih_ = nullptr;
 		return nullptr;
 	}
-	*err = 0;
 	return w;
-}
-
-/* The pidfd stays readable once its process is gone (level-triggered), so
- * the callback unregisters itself and runs @on_death only once. */
-void PidWatch::on_ready(void *arg)
-{
-	auto *w = static_cast<PidWatch *>(arg);
-
-	if (w->fired_)
-		return;
-	w->fired_ = true;
-	rte_intr_callback_unregister_pending(w->ih_, on_ready, arg, on_removed);
-	w->on_death_();
-}
-
-/* On the interrupt thread, once the callback is off its list: the pidfd
- * is closed now, not whenever the watch is freed. */
-void PidWatch::on_removed(struct rte_intr_handle *, void *arg)
-{
-	auto *w = static_cast<PidWatch *>(arg);
-
-	w->fd_.reset();
-	w->removed_.store(true, std::memory_order_release);
-}
-
-PidWatch::~PidWatch()
-{
-	if (ih_ == nullptr)
-		return;
-	/* -EAGAIN while the callback runs on the interrupt thread: retry. */
-	if (!fired_) {
-		for (int i = 0; i < 1000; i++) {
-			int rc = rte_intr_callback_unregister(ih_, on_ready, this);
-			if (rc != -EAGAIN)
-				break;
-			usleep(1000);
-		}
-	}
-	rte_intr_instance_free(ih_);
 }
 
 } // namespace dvs

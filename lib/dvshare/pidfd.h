@@ -7,15 +7,14 @@
 #ifndef DVS_PIDFD_H
 #define DVS_PIDFD_H
 
-#include <atomic>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <sys/types.h>
 
 #include "dvs_fd.h"
-
-struct rte_intr_handle;
+#include "fd_watch.h"
 
 namespace dvs {
 
@@ -27,6 +26,10 @@ pid_t pidfd_pid(int pidfd);
 int pid_euid(pid_t pid, uid_t *uid);
 /* Still running? */
 bool pidfd_alive(int pidfd);
+/* Does @pid map the file @path (the same inode, by /proc/<pid>/maps)?
+ * 0, -ENOENT when it does not, or -errno (-EACCES: another uid's process
+ * and no right to read its maps). */
+int pid_maps_file(pid_t pid, const std::string &path);
 
 /* Calls @on_death once, on DPDK's interrupt thread, when the process
  * behind @pidfd exits. Owns the pidfd. */
@@ -34,27 +37,17 @@ class PidWatch {
 public:
 	static std::unique_ptr<PidWatch> start(Fd pidfd, std::function<void()> on_death,
 					       int *err);
-	~PidWatch();
-	PidWatch(const PidWatch &) = delete;
-	PidWatch &operator=(const PidWatch &) = delete;
 
 	pid_t pid() const { return pid_; }
-	int fd() const { return fd_.get(); }
 	/* Fired, and DPDK's interrupt thread no longer refers to it: its fd
 	 * is closed and it may be freed. */
-	bool spent() const { return removed_.load(std::memory_order_acquire); }
+	bool spent() const { return w_->spent(); }
 
 private:
 	PidWatch() = default;
-	static void on_ready(void *arg);
-	static void on_removed(struct rte_intr_handle *ih, void *arg);
 
-	Fd fd_;
 	pid_t pid_ = 0;
-	struct rte_intr_handle *ih_ = nullptr;
-	std::function<void()> on_death_;
-	bool fired_ = false;
-	std::atomic<bool> removed_{false};
+	std::unique_ptr<FdWatch> w_;
 };
 
 } // namespace dvs

@@ -5,7 +5,10 @@
  * (test/mp/mp_peer). Peers are killed with SIGKILL, from outside or at an
  * exact protocol step (DVSHARE_FAULT=<point>, see lib/dvshare/fault.h).
  *
- * argv: PEER
+ * argv: PEER HOSTILE SUITE. SUITE "fault" is the above; "hostile" is a
+ * same-uid attacker (test/fault/hostile: forged messages over rte_mp and
+ * channels, attach-and-die storms, an attach flood) and stopped or stuck
+ * peers (SIGSTOP, a blocked callback, a SIGSTOP/SIGCONT/SIGKILL storm).
  */
 #include "dvs_cunit.h"
 #include "mp_harness.h"
@@ -670,15 +673,263 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST_END,
 };
 
+/* --- hostile and stuck peers (test "hostile": once, not per attach mode) */
+
+static const char *hostile_prog;
+
+/* Start test/fault/hostile (@args after the program, NULL-terminated) on
+ * @s's runtime directory; its output comes through to the log, and
+ * peer_read() finds its "forged N" line. */
+static int hostile_start(struct peer *h, const struct scene *s, const char *cmd,
+			 const char *a1, const char *a2)
+{
+	static char rt[160];
+	char *args[] = { (char *)hostile_prog, (char *)cmd, rt, (char *)a1, (char *)a2, NULL };
+
+	snprintf(rt, sizeof(rt), "/var/run/dpdk/%s", s->prefix);
+	memset(h, 0, sizeof(*h));
+	h->tag = "forged ";
+	return peer_spawn(h, args, NULL);
+}
+
+/* Run it to its end: how many of its messages must be refused, or -1 if
+ * it could not do what it came for. */
+static long hostile_run(const struct scene *s, const char *cmd, const char *a1, const char *a2)
+{
+	struct peer h;
+
+	if (hostile_start(&h, s, cmd, a1, a2) != 0)
+		return -1;
+	long n = peer_read(&h, MP_TIMEOUT_MS) == 0 ? atol(h.last) : -1;
+	return peer_wait(&h, MP_TIMEOUT_MS) == 0 ? n : -1;
+}
+
+static long refused(struct peer *p)
+{
+	return ok_num(peer_cmd(p, "refused"));
+}
+
+/* fds of @p, once they are back to @at most (a dead peer's are closed by
+ * the interrupt thread after its last callback). */
+static long fds_settle(struct peer *p, long at_most)
+{
+	long fds = -1;
+
+	for (int i = 0; i < 300 && (fds < 0 || fds > at_most); i++, usleep(10000))
+		fds = ok_num(peer_cmd(p, "fdcount"));
+	return fds;
+}
+
+/* Forged acks, detaches, hellos, goodbyes and events, over rte_mp and over
+ * channels, from a process of the same uid: each is refused, counted, and
+ * changes nothing. The victim blocks a destroy in its REVOKING callback;
+ * a forged ack must not make that destroy succeed (the VAR would be freed
+ * under a process that still rings it). */
+static void test_forged_messages(void)
+{
+	struct scene s;
+	struct peer *p[2], *a, *b;
+	char pid[16];
+
+	published_with(&s, "forge", p, 2);
+	a = p[0];
+	b = p[1];
+	REPLY_IS(a, "ok 0", "hold " DEV " var db1");
+	OK(a, "blockrevoke 1");
+	long r0 = refused(&s.prim), fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	long detached0 = ok_num(peer_cmd(&s.prim, "ev 3"));
+	CU_ASSERT_EQUAL(peer_send(&s.prim, "destroy " DEV " db1 3000"), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)a->pid);
+	long n = hostile_run(&s, "forge", pid, NULL);
+	CU_ASSERT_FATAL(n > 0);
+	/* The victim never let go: the destroy is called off, not done. */
+	CU_ASSERT_EQUAL(peer_read(&s.prim, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(strncmp(s.prim.last, "err 16", 6), 0);
+	CU_ASSERT_EQUAL(refused(&s.prim) - r0, n);
+	/* Nobody was detached, and both secondaries are still counted. */
+	REPLY_IS(&s.prim, "ok 2", "peers");
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "ev 3")), detached0);
+	OK(a, "blockrevoke 0");
+	OK(a, "releaseheld 0");
+	/* At a secondary: events and revokes as the primary, over rte_mp. */
+	long rb = refused(b);
+	snprintf(pid, sizeof(pid), "%d", (int)b->pid);
+	long m = hostile_run(&s, "forge-secondary", pid, NULL);
+	CU_ASSERT_FATAL(m > 0);
+	CU_ASSERT_EQUAL(peer_poll_num(b, "refused", rb + m), rb + m);
+	REPLY_IS(b, "ok 0", "ev 8"); /* never told CLOSED */
+	REPLY_IS(b, "ok 0", "ev 7"); /* nor PRIMARY_DIED */
+	OK(b, "lookup " DEV " var db0");
+	/* What they did to the primary is undone: the hostile's channel and
+	 * the fds it sent are gone, and destroys work. */
+	CU_ASSERT(fds_settle(&s.prim, fds0) <= fds0);
+	OK(&s.prim, "destroy " DEV " db1 5000");
+	scene_end(&s);
+}
+
+/* 200 processes a round, 10 rounds, that connect, say hello, perhaps ask
+ * to attach, and die at once: the primary stays up, its fds flat, and a
+ * real secondary attaches afterwards. */
+static void test_attach_and_die_storm(void)
+{
+	struct scene s;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "storm"), 0);
+	publish_set(&s);
+	long fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	CU_ASSERT_EQUAL(hostile_run(&s, "storm", "200", "10"), 0);
+	REPLY_IS(&s.prim, "ok 0", "peers");
+	CU_ASSERT(fds_settle(&s.prim, fds0) <= fds0);
+	struct peer *c = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	REPLY_IS(c, "ok 1", "status");
+	OK(c, "lookup " DEV " var db0");
+	scene_end(&s);
+}
+
+/* A peer that asks to attach again and again on one token from a socket
+ * it never reads: one answer at most, so DPDK's blocking reply never
+ * waits on it; the rest are refused, and others attach meanwhile. */
+static void test_attach_flood(void)
+{
+	struct scene s;
+	struct peer h;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "flood"), 0);
+	publish_set(&s);
+	long r0 = refused(&s.prim);
+	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "flood", "40", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(atol(h.last), 39);
+	CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "refused", r0 + 39), r0 + 39);
+	struct peer *c = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	REPLY_IS(c, "ok 1", "status");
+	OK(&s.prim, "bulk " DEV " 100");
+	kill(h.pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 128 + SIGKILL);
+	scene_end(&s);
+}
+
+/* A stopped secondary: publishes go on (its messages queue, then are
+ * dropped for a resync), a destroy it must answer ends at its timeout,
+ * and once continued it catches up and lets go. */
+static void test_stopped_secondary(void)
+{
+	struct scene s;
+	struct peer *p[2], *a, *b;
+
+	published_with(&s, "stopped", p, 2);
+	a = p[0];
+	b = p[1];
+	REPLY_IS(a, "ok 0", "hold " DEV " obj q0");
+	kill(a->pid, SIGSTOP);
+	/* Far more events than its channel and queue hold. */
+	OK(&s.prim, "bulk " DEV " 2000");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " q0 300"), "err 16", 6), 0);
+	OK(b, "checkbulk " DEV " 2000"); /* others are not held up */
+	kill(a->pid, SIGCONT);
+	OK(a, "checkbulk " DEV " 2000");
+	OK(&s.prim, "destroy " DEV " q0 5000");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " obj q0"), "err 2", 5), 0);
+	REPLY_IS(&s.prim, "ok 0", "refused");
+	scene_end(&s);
+}
+
+/* A secondary stuck in its REVOKING callback reads nothing: publishes go
+ * on meanwhile, and its destroy ends at the timeout. */
+static void test_stuck_in_callback(void)
+{
+	struct scene s;
+	struct peer *p[1], *a;
+
+	published_with(&s, "stuck", p, 1);
+	a = p[0];
+	REPLY_IS(a, "ok 0", "hold " DEV " var db1");
+	OK(a, "blockrevoke 1");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " db1 300"), "err 16", 6), 0);
+	OK(&s.prim, "bulk " DEV " 1000");
+	OK(a, "blockrevoke 0");
+	OK(a, "releaseheld 0");
+	OK(&s.prim, "destroy " DEV " db1 5000");
+	OK(a, "checkbulk " DEV " 1000");
+	scene_end(&s);
+}
+
+/* Eight secondaries stopped, continued and killed at random while the
+ * primary publishes and destroys with short timeouts: every call returns
+ * in its time, the primary stays up, and at the end everything is
+ * destroyed and its fds are back where they were. */
+static void test_signal_storm(void)
+{
+	struct scene s;
+	const int n = 8;
+	unsigned int seed = (unsigned int)getpid();
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "sigstorm"), 0);
+	long fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	for (int i = 0; i < n; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(secondary(&s, NULL));
+	int stopped[8] = { 0 }, killed = 0;
+	for (int round = 0; round < 40; round++) {
+		int i = (int)(rand_r(&seed) % n);
+		struct peer *v = &s.sec[i];
+		int what = (int)(rand_r(&seed) % 10);
+		if (v->pid > 0 && what < 4 && !stopped[i]) {
+			kill(v->pid, SIGSTOP);
+			stopped[i] = 1;
+		} else if (v->pid > 0 && what < 8 && stopped[i]) {
+			kill(v->pid, SIGCONT);
+			stopped[i] = 0;
+		} else if (v->pid > 0 && what == 9 && killed < n / 2) {
+			kill9(v);
+			killed++;
+		}
+		OK(&s.prim, "create " DEV " var s%d", round);
+		const char *r = peer_cmd(&s.prim, "destroy " DEV " s%d 100", round);
+		CU_ASSERT(is_ok(r) || strncmp(r, "err 16", 6) == 0);
+	}
+	for (int i = 0; i < n; i++)
+		if (s.sec[i].pid > 0 && stopped[i])
+			kill(s.sec[i].pid, SIGCONT);
+	/* Everyone left reads again: every object goes now. */
+	for (int round = 0; round < 40; round++) {
+		const char *r = peer_cmd(&s.prim, "destroy " DEV " s%d 5000", round);
+		CU_ASSERT(is_ok(r) || strncmp(r, "err 2", 5) == 0);
+	}
+	for (int i = 0; i < n; i++)
+		if (s.sec[i].pid > 0)
+			OK(&s.sec[i], "status");
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(&s), 0);
+	CU_ASSERT(fds_settle(&s.prim, fds0) <= fds0);
+	REPLY_IS(&s.prim, "ok 0 0 0", "closecheck " DEV);
+	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	mp_cleanup(s.prefix);
+}
+
+static const struct dvs_test_case hostile_cases[] = {
+	DVS_TEST(test_forged_messages),
+	DVS_TEST(test_attach_and_die_storm),
+	DVS_TEST(test_attach_flood),
+	DVS_TEST(test_stopped_secondary),
+	DVS_TEST(test_stuck_in_callback),
+	DVS_TEST(test_signal_storm),
+	DVS_TEST_END,
+};
+
 static int register_tests(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s PEER\n", argv[0]);
+	if (argc != 4 || (strcmp(argv[3], "fault") != 0 && strcmp(argv[3], "hostile") != 0)) {
+		fprintf(stderr, "usage: %s PEER HOSTILE fault|hostile\n", argv[0]);
 		return -1;
 	}
 	mp_peer_prog = argv[1];
+	hostile_prog = argv[2];
 	signal(SIGPIPE, SIG_IGN);
-	return dvs_cunit_add("fault", cases);
+	return dvs_cunit_add(argv[3], strcmp(argv[3], "fault") == 0 ? cases : hostile_cases);
 }
 
 DVS_CUNIT_MAIN("test_fault", register_tests)

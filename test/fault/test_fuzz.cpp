@@ -91,7 +91,11 @@ void fuzz_msg(const char *action, const T &valid, int valid_fds, D decode, int n
 void test_fuzz_messages()
 {
 	MpHdr h = mp_hdr();
-	AttachReq req{ h, 0 };
+	AttachReq req{ h, 0, 0, 1 };
+	HelloMsg hello{ h };
+	WelcomeMsg wel{ h, 0, 0, 9 };
+	ByeMsg bye{ h, kByeMagic };
+	ResyncMsg rs{ h };
 	AttachRep rep{};
 	DetachMsg det{};
 	EventMsg ev{};
@@ -102,6 +106,7 @@ void test_fuzz_messages()
 	rep.hdr = h;
 	rep.total = 4;
 	rep.count = 3;
+	rep.token = 2;
 	det.hdr = h;
 	strcpy(det.ibdev, "sim0");
 	ev.hdr = h;
@@ -117,7 +122,11 @@ void test_fuzz_messages()
 	ack.gen = 1;
 	ack.revoke_id = 1;
 
-	fuzz_msg(kActAttach, req, 1, decode_attach_req, n);
+	fuzz_msg(kActAttach, req, 0, decode_attach_req, n);
+	fuzz_msg(kActHello, hello, 1, decode_hello, n);
+	fuzz_msg(kActWelcome, wel, 0, decode_welcome, n);
+	fuzz_msg(kActBye, bye, 0, decode_bye, n);
+	fuzz_msg(kActResync, rs, 0, decode_resync, n);
 	fuzz_msg(kActDetach, det, 0, decode_detach, n);
 	fuzz_msg(kActEvent, ev, 0, decode_event, n);
 	fuzz_msg(kActRevoke, rv, 0, decode_revoke, n);
@@ -140,10 +149,9 @@ void test_fuzz_messages()
 		}
 		CU_ASSERT_FATAL(out.count <= kDevsPerMsg);
 		CU_ASSERT_FATAL(out.status != 0 || out.start + out.count <= out.total);
-		CU_ASSERT_FATAL((out.flags & ~kRepByeSocket) == 0);
-		CU_ASSERT_FATAL(m.num_fds == (out.status == 0 ? static_cast<int>(out.count * 2 + 1 +
-								     (out.flags & kRepByeSocket))
-							      : 0));
+		CU_ASSERT_FATAL(out.flags == 0);
+		CU_ASSERT_FATAL(out.status != 0 || out.token != 0);
+		CU_ASSERT_FATAL(m.num_fds == (out.status == 0 ? static_cast<int>(out.count * 2 + 1) : 0));
 	}
 }
 

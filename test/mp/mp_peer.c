@@ -827,6 +827,12 @@ static int run(char *line)
 		reply("ok");
 	} else if (strcmp(line, "peers") == 0) {
 		reply("ok %d", dvshare_peers(NULL, 0));
+	} else if (strcmp(line, "refused") == 0) {
+		struct dvshare_stats st;
+		if (dvshare_stats_get(&st) != 0)
+			reply_err("stats");
+		else
+			reply("ok %llu", (unsigned long long)st.refused);
 	} else if (strcmp(line, "fdcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/fd", 0));
 	} else if (strcmp(line, "mapcount") == 0) {

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Suite unit: decoding of dvshare's rte_mp messages. */
+/* Suite unit: decoding of dvshare's messages (rte_mp and channel), and the
+ * channel's framing: exact fd counts, malformed frames, a full queue. */
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "dvs_cunit.h"
 #include "dvshare.h"
-#include "goodbye.h"
+#include "channel.h"
 #include "ipc_proto.h"
 #include "registry_layout.h"
 
@@ -21,38 +24,33 @@ namespace {
 void test_attach_req_roundtrip()
 {
 	struct rte_mp_msg m;
-	AttachReq req{ mp_hdr(), 4 }, out;
+	AttachReq req{ mp_hdr(), 4, 0, 77 }, out;
 	std::string why;
 
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 1; /* the sender's pidfd */
 	CU_ASSERT_STRING_EQUAL(m.name, kActAttach);
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), 0);
 	CU_ASSERT_EQUAL(out.start, 4u);
+	CU_ASSERT_EQUAL(out.token, 77u);
 	CU_ASSERT_EQUAL(out.hdr.pid, getpid());
 }
 
 void test_wrong_sizes_and_fds()
 {
 	struct rte_mp_msg m;
-	AttachReq req{ mp_hdr(), 0 }, out;
+	AttachReq req{ mp_hdr(), 0, 0, 1 }, out;
 	std::string why;
 
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 1;
 	m.len_param -= 1;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 0; /* no pidfd: refused */
-	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
-	m.num_fds = 2;
+	m.num_fds = 1; /* who it is comes from its channel: no fd */
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 1;
 	reinterpret_cast<AttachReq *>(m.param)->hdr.magic = 0;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 1;
 	reinterpret_cast<AttachReq *>(m.param)->hdr.pid = 0;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EBADMSG);
 }
@@ -60,12 +58,11 @@ void test_wrong_sizes_and_fds()
 void test_version_mismatch_names_both()
 {
 	struct rte_mp_msg m;
-	AttachReq req{ mp_hdr(), 0 }, out;
+	AttachReq req{ mp_hdr(), 0, 0, 1 }, out;
 	std::string why;
 
 	req.hdr.lib_version = (3u << 16) | (1u << 8) | 4u;
 	mp_pack(&m, kActAttach, req);
-	m.num_fds = 1;
 	CU_ASSERT_EQUAL(decode_attach_req(m, &out, &why), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.c_str(), "3.1.4"));
 	char ours[32];
@@ -94,26 +91,28 @@ void test_attach_rep_counts()
 	rep.total = 6;
 	rep.start = 4;
 	rep.count = 2;
+	rep.token = 5;
 	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 5; /* two devices and the primary's pidfd */
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
 	m.num_fds = 4;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
-	/* A new peer's answer also carries its goodbye socket. */
-	rep.flags = kRepByeSocket;
-	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 6;
-	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), 0);
+	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
+	rep.token = 0; /* an answer must bring the next token */
+	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 5;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
-	rep.flags = 2; /* a flag this release does not know */
+	rep.token = 5;
+	rep.flags = 1; /* a flag this release does not know */
 	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 5;
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
 	rep.flags = 0;
-	/* Three devices, the pidfd and the socket fill a message exactly (the
-	 * protocol's own limit, whatever this DPDK's rte_mp carries). */
-	CU_ASSERT_EQUAL(kDevsPerMsg * 2 + 2, static_cast<uint32_t>(kMpMaxFds));
+	/* Three devices and the pidfd fit a message (the protocol's own
+	 * limit, whatever this DPDK's rte_mp carries). */
+	CU_ASSERT_TRUE(kDevsPerMsg * 2 + 1 <= static_cast<uint32_t>(kMpMaxFds));
+	CU_ASSERT_TRUE((kDevsPerMsg + 1) * 2 + 1 > static_cast<uint32_t>(kMpMaxFds));
 	rep.count = kDevsPerMsg + 1; /* more than fit in a message */
 	mp_pack(&m, kActAttach, rep);
 	m.num_fds = 8;
@@ -142,27 +141,170 @@ void test_attach_rep_counts()
 	CU_ASSERT_EQUAL(decode_attach_rep(m, &out, &why), -EBADMSG);
 }
 
-/* The goodbye socket: only the named peer's own goodbye counts, once. */
-void test_goodbye()
+/* The channel's own messages: a hello carries exactly one fd, a welcome
+ * a status and (when 0) a token, a goodbye its magic. */
+void test_channel_messages()
 {
-	Fd mine, theirs;
-	char junk[sizeof(ByeMsg)] = {};
+	struct rte_mp_msg m;
+	std::string why;
+	HelloMsg h{ mp_hdr() }, ho;
+	WelcomeMsg w{}, wo;
+	ByeMsg b{ mp_hdr(), kByeMagic }, bo;
+	ResyncMsg r{ mp_hdr() }, ro;
 
-	CU_ASSERT_EQUAL_FATAL(bye_pair(&mine, &theirs), 0);
-	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid())); /* nothing said yet */
-	bye_send(theirs.get());
-	CU_ASSERT_TRUE(bye_heard(mine.get(), getpid()));
-	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid())); /* read once */
-	bye_send(theirs.get());
-	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid() + 1)); /* another pid's */
-	CU_ASSERT_EQUAL(send(theirs.get(), junk, sizeof(junk), 0), static_cast<ssize_t>(sizeof(junk)));
-	CU_ASSERT_FALSE(bye_heard(mine.get(), getpid())); /* not a goodbye */
-	/* Queued before the writer closed its end: still heard after. */
-	bye_send(theirs.get());
-	theirs.reset();
-	CU_ASSERT_TRUE(bye_heard(mine.get(), getpid()));
-	bye_send(-1); /* no socket: nothing to do */
-	CU_ASSERT_FALSE(bye_heard(-1, getpid()));
+	mp_pack(&m, kActHello, h);
+	CU_ASSERT_EQUAL(decode_hello(m, &ho, &why), -EBADMSG); /* no pidfd */
+	m.num_fds = 1;
+	CU_ASSERT_EQUAL(decode_hello(m, &ho, &why), 0);
+	m.num_fds = 2;
+	CU_ASSERT_EQUAL(decode_hello(m, &ho, &why), -EBADMSG);
+	w.hdr = mp_hdr();
+	mp_pack(&m, kActWelcome, w);
+	CU_ASSERT_EQUAL(decode_welcome(m, &wo, &why), -EBADMSG); /* welcome without a token */
+	w.token = 3;
+	mp_pack(&m, kActWelcome, w);
+	CU_ASSERT_EQUAL(decode_welcome(m, &wo, &why), 0);
+	w.status = -EPERM;
+	w.token = 0;
+	mp_pack(&m, kActWelcome, w);
+	CU_ASSERT_EQUAL(decode_welcome(m, &wo, &why), 0);
+	CU_ASSERT_EQUAL(wo.status, -EPERM);
+	w.status = 7;
+	mp_pack(&m, kActWelcome, w);
+	CU_ASSERT_EQUAL(decode_welcome(m, &wo, &why), -EBADMSG);
+	mp_pack(&m, kActBye, b);
+	CU_ASSERT_EQUAL(decode_bye(m, &bo, &why), 0);
+	b.magic = 0;
+	mp_pack(&m, kActBye, b);
+	CU_ASSERT_EQUAL(decode_bye(m, &bo, &why), -EBADMSG);
+	mp_pack(&m, kActResync, r);
+	CU_ASSERT_EQUAL(decode_resync(m, &ro, &why), 0);
+}
+
+/* A channel is a SOCK_SEQPACKET pair here, as accept() gives one. */
+void seqpacket_pair(Fd *a, Fd *b)
+{
+	int sv[2];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	*a = Fd(sv[0]);
+	*b = Fd(sv[1]);
+}
+
+int open_fds()
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/* What arrives is what was sent: the body, and exactly the fds that came
+ * (num_fds counts them, whatever a sender might claim), owned by the
+ * receiver and closed with its vector. */
+void test_channel_framing()
+{
+	Fd a, b;
+	struct rte_mp_msg m, in;
+	std::vector<Fd> fds;
+	RevokeAck ack{};
+
+	seqpacket_pair(&a, &b);
+	ack.hdr = mp_hdr();
+	strcpy(ack.ibdev, "sim0");
+	mp_pack(&m, kActRevokeAck, ack);
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), 0); /* nothing yet */
+	CU_ASSERT_EQUAL(channel_send(a.get(), m), 0);
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), 1);
+	CU_ASSERT_STRING_EQUAL(in.name, kActRevokeAck);
+	CU_ASSERT_EQUAL(in.len_param, static_cast<int>(sizeof(ack)));
+	CU_ASSERT_EQUAL(memcmp(in.param, &ack, sizeof(ack)), 0);
+	CU_ASSERT_EQUAL(in.num_fds, 0);
+	/* Two fds sent: two received, new fds of this process, closed with
+	 * the vector. */
+	int before = open_fds();
+	m.num_fds = 2;
+	m.fds[0] = a.get();
+	m.fds[1] = b.get();
+	CU_ASSERT_EQUAL(channel_send(a.get(), m), 0);
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), 1);
+	CU_ASSERT_EQUAL(in.num_fds, 2);
+	CU_ASSERT_EQUAL(fds.size(), 2u);
+	CU_ASSERT_EQUAL(open_fds(), before + 2);
+	CU_ASSERT_NOT_EQUAL(in.fds[0], a.get());
+	fds.clear();
+	CU_ASSERT_EQUAL(open_fds(), before);
+	/* More fds than the protocol allows, by a raw sender: refused, and
+	 * none of them stays open here. */
+	int many[kMpMaxFds + 4];
+	for (int &f : many)
+		f = a.get();
+	char ctl[CMSG_SPACE(sizeof(many))] = {};
+	struct iovec iov = { m.name, sizeof(m.name) + sizeof(int) };
+	struct msghdr mh = {};
+	int32_t zero = 0;
+	char frame[sizeof(m.name) + sizeof(zero)];
+	memcpy(frame, kActDetach, sizeof(kActDetach));
+	memset(frame + sizeof(kActDetach), 0, sizeof(m.name) - sizeof(kActDetach));
+	memcpy(frame + sizeof(m.name), &zero, sizeof(zero));
+	iov.iov_base = frame;
+	iov.iov_len = sizeof(frame);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl;
+	mh.msg_controllen = sizeof(ctl);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(many));
+	memcpy(CMSG_DATA(c), many, sizeof(many));
+	CU_ASSERT_EQUAL(sendmsg(a.get(), &mh, 0), static_cast<ssize_t>(sizeof(frame)));
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), -EBADMSG);
+	CU_ASSERT_EQUAL(fds.size(), 0u);
+	CU_ASSERT_EQUAL(open_fds(), before);
+	/* Junk, a frame claiming more body than it has: refused. */
+	CU_ASSERT_EQUAL(send(a.get(), "junk", 4, 0), 4);
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), -EBADMSG);
+	int32_t lie = 200;
+	memcpy(frame + sizeof(m.name), &lie, sizeof(lie));
+	CU_ASSERT_EQUAL(send(a.get(), frame, sizeof(frame), 0), static_cast<ssize_t>(sizeof(frame)));
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), -EBADMSG);
+	memcpy(frame + sizeof(m.name) - 1, "x", 1); /* an unterminated name */
+	memcpy(frame + sizeof(m.name), &zero, sizeof(zero));
+	memset(frame, 'x', sizeof(m.name));
+	CU_ASSERT_EQUAL(send(a.get(), frame, sizeof(frame), 0), static_cast<ssize_t>(sizeof(frame)));
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), -EBADMSG);
+	/* The writer gone: the end of the stream. */
+	a.reset();
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), -EPIPE);
+}
+
+/* A reader that stops reading: the sender is told at once (-EAGAIN),
+ * never made to wait; a message too big for the protocol is not sent. */
+void test_channel_full()
+{
+	Fd a, b;
+	struct rte_mp_msg m;
+	EventMsg ev{};
+	int sent = 0, rc = 0;
+
+	seqpacket_pair(&a, &b);
+	ev.hdr = mp_hdr();
+	mp_pack(&m, kActEvent, ev);
+	while ((rc = channel_send(a.get(), m)) == 0 && sent < 100000)
+		sent++;
+	CU_ASSERT_EQUAL(rc, -EAGAIN);
+	CU_ASSERT_TRUE(sent > 0);
+	std::vector<Fd> fds;
+	struct rte_mp_msg in;
+	CU_ASSERT_EQUAL(channel_recv(b.get(), &in, &fds), 1); /* room for one more */
+	CU_ASSERT_EQUAL(channel_send(a.get(), m), 0);
+	m.len_param = RTE_MP_MAX_PARAM_LEN + 1;
+	CU_ASSERT_EQUAL(channel_send(a.get(), m), -EINVAL);
+	m.len_param = sizeof(ev);
+	m.num_fds = kMpMaxFds + 1;
+	CU_ASSERT_EQUAL(channel_send(a.get(), m), -EINVAL);
 }
 
 void test_event_and_detach_strings()
@@ -237,7 +379,9 @@ const dvs_test_case cases[] = {
 	DVS_TEST(test_attach_rep_counts),
 	DVS_TEST(test_event_and_detach_strings),
 	DVS_TEST(test_revoke_messages),
-	DVS_TEST(test_goodbye),
+	DVS_TEST(test_channel_messages),
+	DVS_TEST(test_channel_framing),
+	DVS_TEST(test_channel_full),
 	DVS_TEST_END,
 };
 

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A secondary's channel with its primary: a SOCK_SEQPACKET connection to
+ * the primary's socket in the EAL runtime directory. Unlike rte_mp, the
+ * kernel vouches for the far end (SO_PEERCRED at connect), says exactly
+ * which fds a message carried, and lets a sender refuse to wait.
+ *
+ * A message on it has the shape of an rte_mp message (an action name and
+ * up to 256 bytes of body, fds beside), so the decoders of ipc_proto.h
+ * check both alike; only the fds really received are counted in num_fds,
+ * and they belong to the receiver's Fd vector.
+ */
+#ifndef DVS_CHANNEL_H
+#define DVS_CHANNEL_H
+
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+#include <rte_eal.h>
+
+#include "dvs_fd.h"
+
+namespace dvs {
+
+/* The primary's listening socket: <runtime dir>/dvshare_channel. */
+std::string channel_path();
+/* Listen there (replacing a stale socket of a dead primary): the fd, or
+ * -errno. */
+int channel_listen(Fd *out);
+/* Accept one pending connection without blocking: 1 with @out and the
+ * peer's kernel credentials, 0 when none is pending, or -errno. */
+int channel_accept(int lfd, Fd *out, pid_t *pid, uid_t *uid);
+/* Connect to the primary's socket (non-blocking fd): 0 or -errno. */
+int channel_connect(Fd *out);
+
+/* Send @m (and m.fds[0..num_fds)) without blocking: 0, -EAGAIN when the
+ * peer's queue is full, or -errno (-EPIPE: the peer is gone). */
+int channel_send(int fd, const struct rte_mp_msg &m);
+/* Send, waiting up to @timeout_ms for room: for a secondary answering its
+ * primary (never the other way round). */
+int channel_send_wait(int fd, const struct rte_mp_msg &m, int timeout_ms);
+/* Receive one message without blocking: 1 with @m filled and the fds it
+ * really carried in @fds (m.num_fds == fds.size()), 0 when nothing is
+ * queued, -EPIPE at end of stream, -EBADMSG for a malformed one (its fds
+ * closed), or -errno. */
+int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds);
+/* Wait up to @timeout_ms for a message, then receive it as channel_recv. */
+int channel_recv_wait(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, int timeout_ms);
+
+} // namespace dvs
+
+#endif
