@@ -277,11 +277,12 @@ int pmd_show_stats(void)
 
 	dvshare_stats_get(&s);
 	printf("stats: attach_status=%d devices=%u attach_us=%lu imports=%lu lookups=%lu "
-	       "published=%lu destroyed=%lu destroy_busy=%lu revoked=%lu peers=%u orphaned=%u\n",
+	       "published=%lu destroyed=%lu destroy_busy=%lu revoked=%lu peers=%u orphaned=%u "
+	       "refused=%lu\n",
 	       s.attach_status, s.devices, (unsigned long)(s.attach_ns / 1000),
 	       (unsigned long)s.imports, (unsigned long)s.lookups, (unsigned long)s.published,
 	       (unsigned long)s.destroyed, (unsigned long)s.destroy_busy, (unsigned long)s.revoked,
-	       s.peers, s.orphaned);
+	       s.peers, s.orphaned, (unsigned long)s.refused);
 	return 0;
 }
 

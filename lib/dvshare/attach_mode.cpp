@@ -100,14 +100,15 @@ int parse_attach_mode(const char *text, AttachPolicy *out, std::string *why)
 	return 0;
 }
 
-int attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns)
+int attach_mode_set(unsigned int raw, const char *const *patterns)
 {
 	AttachPolicy p;
 	std::string why;
 
-	if (mode != DVSHARE_ATTACH_EAGER && mode != DVSHARE_ATTACH_LAZY &&
-	    mode != DVSHARE_ATTACH_SELECTIVE)
+	if (raw != DVSHARE_ATTACH_EAGER && raw != DVSHARE_ATTACH_LAZY &&
+	    raw != DVSHARE_ATTACH_SELECTIVE)
 		return -EINVAL;
+	enum dvshare_attach_mode mode = static_cast<enum dvshare_attach_mode>(raw);
 	p.mode = mode;
 	if ((mode == DVSHARE_ATTACH_SELECTIVE) != (patterns != nullptr))
 		return -EINVAL;

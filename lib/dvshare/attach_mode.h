@@ -26,7 +26,7 @@ struct AttachPolicy {
 
 /* Record the application's choice; -EINVAL (bad mode or patterns) or
  * -EBUSY (the attach already ran). */
-int attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns);
+int attach_mode_set(unsigned int mode, const char *const *patterns);
 /* The policy of this process's attach: the application's choice, else
  * DVSHARE_ATTACH_MODE, else eager. Fixed from the first call on.
  * 0, or -EINVAL with the reason in @why (a bad environment value). */

@@ -161,7 +161,10 @@ typedef void (*dvshare_event_cb)(struct dvshare_dev *dev, enum dvshare_event eve
  *   EEXIST (already shared), ENOENT (rdma-core libraries not installed),
  *   ENOSYS (no RDMA support in the kernel), ENODEV (no such device; the
  *   log lists those there are), ENOTSUP (rdma-core older than 63), EPERM
- *   (not the primary), EINVAL (NULL name, bad conf), ENOMEM.
+ *   (not the primary), ENOTCONN (rte_eal_init() has not run), EEXIST (a
+ *   copy of rdma-core other than the one loaded is named by
+ *   DVSHARE_LIBIBVERBS/DVSHARE_LIBMLX5), EINVAL (NULL name, bad conf),
+ *   ENOMEM.
  */
 struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev_conf *conf);
 
@@ -176,7 +179,7 @@ struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev
  * @return the device, or NULL with rte_errno: EINVAL (NULL @p ctx, bad
  *   conf), EEXIST (its device is already shared), ENOTSUP (rdma-core older
  *   than 63), ENOENT (rdma-core libraries not installed), EPERM (not the
- *   primary), ENOMEM.
+ *   primary), ENOTCONN (rte_eal_init() has not run), ENOMEM.
  */
 struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *conf);
 
@@ -273,7 +276,8 @@ struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *nam
  *                IBV_ACCESS_REMOTE_READ, IBV_ACCESS_RELAXED_ORDERING (remote
  *                write needs local write)
  * @return a handle holding one reference, or NULL with rte_errno: EINVAL
- *   (other access bits, zero or wrapping size, bad name), EFAULT (memory
+ *   (NULL @p addr, size 0, wrapping size, other access bits, bad name),
+ *   checked before the device is asked, EFAULT (memory
  *   not mapped), ENOMEM (past RLIMIT_MEMLOCK), EPERM (secondary, or no
  *   locked memory allowed), EEXIST, ENAMETOOLONG, ENOSPC (registry full),
  *   ENODEV (device closed), or another errno of the device.

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include <rte_eal.h>
 
@@ -62,6 +63,16 @@ dvshare_dev *add_primary_device(int rc, std::unique_ptr<dvshare_dev> dev)
 	lib.add(Library::share(std::move(dev)));
 	DVS_LOG(INFO, "%s shared (%s provider)", raw->name().c_str(), raw->glue()->provider);
 	return raw;
+}
+
+/* An enum argument as the integer the caller passed: a C caller may pass
+ * any int, and reading it through the enum type would be undefined. */
+template <typename E> unsigned int raw_enum(const E &e)
+{
+	std::underlying_type_t<E> v;
+
+	memcpy(&v, &e, sizeof(v));
+	return static_cast<unsigned int>(v);
 }
 
 int primary_check()
@@ -186,7 +197,14 @@ struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *nam
 struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
 				      size_t size, uint32_t access)
 {
-	return on_dev_ptr<dvshare_umem>(dev, [&] { return dev->umem_reg(name, addr, size, access); });
+	return on_dev_ptr<dvshare_umem>(dev, [&]() -> dvshare_umem * {
+		if (addr == nullptr || size == 0) {
+			DVS_LOG(ERR, "UMEM %s: no memory to register (%s)", name ? name : "(null)",
+				addr == nullptr ? "NULL address" : "size 0");
+			return fail_null<dvshare_umem>(EINVAL);
+		}
+		return dev->umem_reg(name, addr, size, access);
+	});
 }
 
 int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len)
@@ -481,7 +499,7 @@ int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void 
 int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns)
 {
 	return guard_int([&] {
-		int rc = dvs::attach_mode_set(mode, patterns);
+		int rc = dvs::attach_mode_set(raw_enum(mode), patterns);
 		if (rc == -EBUSY)
 			DVS_LOG(ERR, "attach mode not changed: the attach already ran "
 				     "(call dvshare_attach_mode_set() before rte_eal_init())");
@@ -491,7 +509,7 @@ int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *pa
 
 const char *dvshare_event_name(enum dvshare_event event)
 {
-	switch (event) {
+	switch (raw_enum(event)) {
 	case DVSHARE_EVENT_PUBLISHED: return "published";
 	case DVSHARE_EVENT_PEER_ATTACHED: return "peer-attached";
 	case DVSHARE_EVENT_PEER_DETACHED: return "peer-detached";

@@ -136,6 +136,31 @@ std::vector<std::shared_ptr<dvshare_dev>> devices_now()
 
 bool read_channel();
 
+/* With its primary gone, this process holds the lock a primary of the
+ * prefix holds on its EAL config (a read lock: every orphan can hold it),
+ * until it exits. EAL refuses a new primary while it is held, before that
+ * primary re-makes the shared config under the orphans (which DPDK does
+ * not survive: 22.11 dies of SIGFPE in their rte_eal_cleanup()). */
+void keep_primaries_out(pid_t pid)
+{
+	std::string path = std::string(rte_eal_get_runtime_dir()) + "/config";
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	struct flock lk = {};
+
+	lk.l_type = F_RDLCK;
+	lk.l_whence = SEEK_SET; /* from 0, to the end and beyond: the whole file */
+	if (fd < 0 || fcntl(fd, F_SETLK, &lk) != 0) {
+		DVS_LOG(WARNING, "cannot hold %s: a new primary could start beside this orphaned "
+				 "process: %s", path.c_str(), strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* Never closed: closing any fd of the file would drop the lock. */
+	DVS_LOG(NOTICE, "holding %s while this process runs without its primary (pid %d): a "
+			"new primary of this prefix cannot start until it exits", path.c_str(), pid);
+}
+
 void on_primary_gone(pid_t pid)
 {
 	Library &lib = Library::get();
@@ -144,6 +169,7 @@ void on_primary_gone(pid_t pid)
 	if (link().chan_watch != nullptr && link().chan_watch->fd() >= 0)
 		(void)read_channel();
 	bool clean = link().said_bye.load();
+	keep_primaries_out(pid);
 	if (clean)
 		lib.set_primary_exited(pid);
 	else

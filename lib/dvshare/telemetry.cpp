@@ -386,6 +386,7 @@ int tel_stats(const char *, const char *params, struct rte_tel_data *d)
 	dvs_tel_dict_uint(d, "revoked", s.revoked);
 	dvs_tel_dict_uint(d, "peers", s.peers);
 	dvs_tel_dict_uint(d, "orphaned", s.orphaned);
+	dvs_tel_dict_uint(d, "refused", s.refused);
 	rte_tel_data_add_dict_string(d, "attach_mode",
 				     attach_mode_name(static_cast<enum dvshare_attach_mode>(s.attach_mode)));
 	return 0;

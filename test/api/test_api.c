@@ -173,6 +173,11 @@ static void test_sizes(void)
 	CU_ASSERT_EQUAL(dvshare_get_meta(dev, "sized", NULL, 4), -EINVAL);
 	CU_ASSERT_EQUAL(dvshare_get_meta(dev, "sized", NULL, 0), DVSHARE_META_MAX);
 	FAILS_WITH(dvshare_umem_reg(dev, "u0", mem, 0, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_reg(dev, "u0", mem + 1, 0, 0), EINVAL); /* not even a byte */
+	FAILS_WITH(dvshare_umem_reg(dev, "u0", NULL, 4096, 0), EINVAL);
+	/* An attach mode no release knows: refused, whatever int it is. */
+	CU_ASSERT_EQUAL(dvshare_attach_mode_set((enum dvshare_attach_mode)99, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(dvshare_attach_mode_set((enum dvshare_attach_mode)-1, NULL), -EINVAL);
 	FAILS_WITH(dvshare_umem_reg(dev, "u1", mem, SIZE_MAX, 0), EINVAL);
 	FAILS_WITH(dvshare_umem_reg(dev, "u2", mem, sizeof(mem), 1u << 30), EINVAL);
 	dvshare_prm_alloc_pd(in);

@@ -910,6 +910,70 @@ static void test_signal_storm(void)
 	mp_cleanup(s.prefix);
 }
 
+/* Secondaries outlive their primary (orphans, a normal state): a new
+ * primary of the prefix is refused by EAL before it re-makes the shared
+ * config under them (each orphan holds the config lock a primary takes),
+ * the orphans go on with what they hold and exit cleanly, and once the
+ * last one is gone a new primary starts and serves new secondaries. */
+static void test_new_primary_beside_orphans(void)
+{
+	struct scene s;
+	struct peer *p[2], *a, *b, p2;
+
+	published_with(&s, "orphans", p, 2);
+	a = p[0];
+	b = p[1];
+	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+	kill9(&s.prim);
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 7", 1), 1); /* PRIMARY_DIED */
+	CU_ASSERT_EQUAL(peer_poll_num(b, "ev 7", 1), 1);
+	CU_ASSERT_NOT_EQUAL(peer_start(&p2, s.prefix, 1), 0);
+	CU_ASSERT_EQUAL(peer_wait(&p2, MP_TIMEOUT_MS), 1);
+	OK(a, "ringheld 0 0 5");
+	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	/* One orphan left: still no new primary. */
+	CU_ASSERT_NOT_EQUAL(peer_start(&p2, s.prefix, 1), 0);
+	CU_ASSERT_EQUAL(peer_wait(&p2, MP_TIMEOUT_MS), 1);
+	CU_ASSERT_EQUAL(peer_stop(b), 0); /* a clean exit, not a crash */
+	CU_ASSERT_EQUAL_FATAL(peer_start(&s.prim, s.prefix, 1), 0);
+	OK(&s.prim, "open " DEV);
+	OK(&s.prim, "create " DEV " var db0");
+	struct peer *c = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	REPLY_IS(c, "ok 1", "status");
+	OK(c, "lookup " DEV " var db0");
+	scene_end(&s);
+}
+
+/* After rte_eal_cleanup() (doc/api.md): what a process attached and
+ * holds stays its own, a destroy still reaches it over its channel, and
+ * only what needs DPDK (attaching a device it does not have) fails. */
+static void test_after_eal_cleanup(void)
+{
+	struct scene s;
+	struct peer *p[1], *a;
+
+	published_with(&s, "cleanup", p, 1);
+	a = p[0];
+	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
+	OK(a, "ealcleanup");
+	OK(a, "lookup " DEV " obj q0");
+	OK(a, "ringheld 0 0 5");
+	OK(&s.prim, "open sim1");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup sim1 var x"), "err 2", 5), 0);
+	OK(&s.prim, "destroy " DEV " db0 5000");
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 5", 1), 1); /* REVOKED, over its channel */
+	OK(&s.prim, "ealcleanup");
+	OK(&s.prim, "destroy " DEV " q0 5000");
+	REPLY_IS(&s.prim, "ok 0 0 0", "closecheck " DEV);
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 8", 1), 1); /* CLOSED */
+	OK(&s.prim, "close sim1");
+	/* Their exits still say goodbye: no rte_mp needed. */
+	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	mp_cleanup(s.prefix);
+}
+
 static const struct dvs_test_case hostile_cases[] = {
 	DVS_TEST(test_forged_messages),
 	DVS_TEST(test_attach_and_die_storm),
@@ -917,6 +981,8 @@ static const struct dvs_test_case hostile_cases[] = {
 	DVS_TEST(test_stopped_secondary),
 	DVS_TEST(test_stuck_in_callback),
 	DVS_TEST(test_signal_storm),
+	DVS_TEST(test_new_primary_beside_orphans),
+	DVS_TEST(test_after_eal_cleanup),
 	DVS_TEST_END,
 };
 

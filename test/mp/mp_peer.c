@@ -852,6 +852,12 @@ static int run(char *line)
 			reply_err("close");
 		else
 			reply("ok");
+	} else if (strcmp(line, "ealcleanup") == 0) {
+		/* DPDK ends; this process and dvshare go on (doc/api.md). */
+		if (rte_eal_cleanup() != 0)
+			reply_err("ealcleanup");
+		else
+			reply("ok");
 	} else if (strcmp(line, "quit") == 0) {
 		return 1; /* rte_eal_cleanup(), then return from main() */
 	} else if (strcmp(line, "exit plain") == 0) {

@@ -64,7 +64,8 @@ void test_set_then_sealed()
 	CU_ASSERT_EQUAL(attach_mode_set(DVSHARE_ATTACH_SELECTIVE, nullptr), -EINVAL);
 	CU_ASSERT_EQUAL(attach_mode_set(DVSHARE_ATTACH_SELECTIVE, none), -EINVAL);
 	CU_ASSERT_EQUAL(attach_mode_set(DVSHARE_ATTACH_LAZY, pats), -EINVAL);
-	CU_ASSERT_EQUAL(attach_mode_set(static_cast<enum dvshare_attach_mode>(7), nullptr), -EINVAL);
+	CU_ASSERT_EQUAL(attach_mode_set(7, nullptr), -EINVAL);
+	CU_ASSERT_EQUAL(attach_mode_set(99, nullptr), -EINVAL);
 	CU_ASSERT_EQUAL(attach_mode_set(DVSHARE_ATTACH_SELECTIVE, pats), 0);
 	CU_ASSERT_EQUAL(attach_mode_now(), DVSHARE_ATTACH_SELECTIVE);
 	CU_ASSERT_EQUAL(attach_policy(&p, &why), 0);
