@@ -24,7 +24,8 @@ struct Frame {
 };
 constexpr size_t kFrameHead = offsetof(Frame, param);
 
-int unix_addr(struct sockaddr_un *sa)
+/* A non-blocking SOCK_SEQPACKET socket and the channel's address. */
+int channel_socket(struct sockaddr_un *sa, Fd *fd)
 {
 	std::string path = channel_path();
 
@@ -33,7 +34,8 @@ int unix_addr(struct sockaddr_un *sa)
 	if (path.size() >= sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
 	memcpy(sa->sun_path, path.c_str(), path.size() + 1);
-	return 0;
+	*fd = Fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+	return fd->valid() ? 0 : -errno;
 }
 
 int wait_for(int fd, short events, int timeout_ms)
@@ -59,13 +61,11 @@ std::string channel_path()
 int channel_listen(Fd *out)
 {
 	struct sockaddr_un sa;
-	int rc = unix_addr(&sa);
+	Fd fd;
+	int rc = channel_socket(&sa, &fd);
 
 	if (rc != 0)
 		return rc;
-	Fd fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-	if (!fd.valid())
-		return -errno;
 	/* A socket file left by a primary of this prefix that died: EAL let
 	 * this process be the primary, so nobody listens there. */
 	unlink(sa.sun_path);
@@ -95,13 +95,11 @@ int channel_accept(int lfd, Fd *out, pid_t *pid, uid_t *uid)
 int channel_connect(Fd *out)
 {
 	struct sockaddr_un sa;
-	int rc = unix_addr(&sa);
+	Fd fd;
+	int rc = channel_socket(&sa, &fd);
 
 	if (rc != 0)
 		return rc;
-	Fd fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-	if (!fd.valid())
-		return -errno;
 	/* A full backlog (a primary that stopped accepting) is EAGAIN:
 	 * retried for a while, never waited on for good. */
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
