@@ -183,6 +183,15 @@ int Registry::attach(Fd fd, std::string *why)
 		*why = "registry fd is not a registry memfd";
 		return -EINVAL;
 	}
+	/* Checked by what it is: a memfd sealed as the primary seals it, and
+	 * handed over read-only. */
+	int seals = fcntl(fd.get(), F_GET_SEALS);
+	int mode = fcntl(fd.get(), F_GETFL);
+	if (seals < 0 || (static_cast<unsigned int>(seals) & kSeals) != kSeals || mode < 0 ||
+	    (mode & O_ACCMODE) != O_RDONLY) {
+		*why = "registry fd is not a sealed, read-only memfd";
+		return -EINVAL;
+	}
 	Mapping m = Mapping::map(static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd.get(), 0);
 	if (!m.valid()) {
 		*why = std::string("cannot map registry: ") + strerror(errno);

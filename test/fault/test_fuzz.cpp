@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -205,6 +206,22 @@ void test_fuzz_registry_headers_and_entries()
 	}
 }
 
+/* @len bytes of @data in a memfd sealed as a primary seals a registry,
+ * reopened read-only: what a secondary receives. */
+int sealed_ro(const void *data, size_t len)
+{
+	int fd = memfd_create("fuzz-registry", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	char path[64];
+
+	if (fd < 0 || write(fd, data, len) != static_cast<ssize_t>(len) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int ro = open(path, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	return ro;
+}
+
 /* The whole secondary path on a mutated image: attach, find, read all. */
 void test_fuzz_registry_images()
 {
@@ -212,7 +229,6 @@ void test_fuzz_registry_images()
 	const size_t size = reg_file_size(r.nslots());
 
 	for (int i = 0; i < 2000; i++, inputs++) {
-		int fd = memfd_create("fuzz-registry", MFD_CLOEXEC);
 		std::vector<uint8_t> img(reinterpret_cast<const uint8_t *>(r.hdr()),
 					 reinterpret_cast<const uint8_t *>(r.hdr()) + size);
 		const size_t eoff = reg_entries_off(r.nslots());
@@ -224,7 +240,8 @@ void test_fuzz_registry_images()
 			if (rnd(16) != 0)
 				img[off] &= 0xfe;
 		size_t len = rnd(8) == 0 ? rnd(size) : size;
-		CU_ASSERT_FATAL(fd >= 0 && write(fd, img.data(), len) == static_cast<ssize_t>(len));
+		int fd = sealed_ro(img.data(), len);
+		CU_ASSERT_FATAL(fd >= 0);
 		Registry ro;
 		std::string why;
 		if (ro.attach(Fd(fd), &why) != 0) {

@@ -312,8 +312,28 @@ void test_attach_refuses_garbage()
 	int fd = memfd_create("garbage", 0);
 
 	CU_ASSERT_EQUAL(ftruncate(fd, 1 << 16), 0);
+	/* Not sealed, and writable: not what a primary hands out. */
 	CU_ASSERT_EQUAL(ro.attach(Fd(fd), &why), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why.c_str(), "registry fd is not a sealed, read-only memfd");
+	/* Sealed and read-only, but not a registry. */
+	int sealed = memfd_create("garbage", MFD_ALLOW_SEALING);
+	char path[64];
+	CU_ASSERT_EQUAL(ftruncate(sealed, 1 << 16), 0);
+	CU_ASSERT_EQUAL(fcntl(sealed, F_ADD_SEALS,
+			      F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", sealed);
+	CU_ASSERT_EQUAL(ro.attach(Fd(open(path, O_RDONLY)), &why), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why.c_str(), "not a dvshare registry (bad magic)");
+	/* A real registry, but reopened writable. */
+	Registry r;
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16, kDbOffset), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r.ro_fd());
+	int rw = open(path, O_RDWR);
+	if (rw >= 0) {
+		CU_ASSERT_EQUAL(ro.attach(Fd(rw), &why), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(why.c_str(), "registry fd is not a sealed, read-only memfd");
+	}
+	close(sealed);
 	int p[2];
 	CU_ASSERT_EQUAL(pipe(p), 0);
 	close(p[1]);
