@@ -102,7 +102,7 @@ int attach_one(Fd cmd_fd, Fd reg_fd, const AttachPolicy &policy)
  * the watches are never freed from inside their own callbacks. */
 struct Link {
 	std::mutex mu;             /* one connect or attach walk at a time */
-	int chan = -1;             /* this process's channel, for sending */
+	std::atomic<int> chan{-1}; /* this process's channel, for sending */
 	FdWatch *chan_watch = nullptr; /* reads a dup of it */
 	PidWatch *primary_watch = nullptr;
 	pid_t primary = 0;         /* the kernel's word (SO_PEERCRED) */
@@ -134,7 +134,7 @@ std::vector<std::shared_ptr<dvshare_dev>> devices_now()
 	return lib.devices;
 }
 
-bool read_channel();
+bool read_channel(int fd);
 
 /* With its primary gone, this process holds the lock a primary of the
  * prefix holds on its EAL config (a read lock: every orphan can hold it),
@@ -167,7 +167,7 @@ void on_primary_gone(pid_t pid)
 
 	/* What it said last (a goodbye, a close) is still in the channel. */
 	if (link().chan_watch != nullptr && link().chan_watch->fd() >= 0)
-		(void)read_channel();
+		(void)read_channel(link().chan_watch->fd());
 	bool clean = link().said_bye.load();
 	keep_primaries_out(pid);
 	if (clean)
@@ -253,16 +253,23 @@ int connect_channel(pid_t primary)
 	}
 	int err = 0;
 	Fd reader(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
-	std::unique_ptr<FdWatch> watch =
-		reader.valid() ? FdWatch::start(std::move(reader), [] { return read_channel(); }, &err)
-			       : nullptr;
-	if (watch == nullptr) {
-		DVS_LOG(ERR, "cannot watch the channel: %s", strerror(err != 0 ? -err : errno));
-		return err != 0 ? err : -errno;
-	}
+	/* Its callback may run before start() returns (the primary may
+	 * speak at once): it gets the fd, not the watch, and the link's
+	 * primary pid is set first. */
+	int rfd = reader.get();
 	l.primary = primary;
 	l.token = w.token;
-	l.chan = fd.release();
+	l.chan = fd.get(); /* a revoke read at once is answered there */
+	std::unique_ptr<FdWatch> watch =
+		reader.valid() ? FdWatch::start(std::move(reader), [rfd] { return read_channel(rfd); },
+						&err)
+			       : nullptr;
+	if (watch == nullptr) {
+		l.chan = -1;
+		DVS_LOG(ERR, "cannot watch the channel: %s", strerror(err != 0 ? -err : errno));
+		return err != 0 ? err : -EMFILE;
+	}
+	(void)fd.release();
 	l.chan_watch = watch.release();
 	return 0;
 }
@@ -332,7 +339,8 @@ void on_event(const EventMsg &ev)
 
 void send_to_primary(const struct rte_mp_msg &m, const char *what)
 {
-	int rc = link().chan >= 0 ? channel_send_wait(link().chan, m, 1000) : -ENOTCONN;
+	int fd = link().chan.load();
+	int rc = fd >= 0 ? channel_send_wait(fd, m, 1000) : -ENOTCONN;
 
 	if (rc != 0)
 		DVS_LOG(ERR, "cannot send the primary a %s: %s", what, strerror(-rc));
@@ -434,14 +442,14 @@ void on_message(const struct rte_mp_msg &m)
 	}
 }
 
-/* On the interrupt thread: what the primary sent. False at the end of the
- * stream (the primary is gone or closed it). */
-bool read_channel()
+/* On the interrupt thread: what the primary sent on @fd. False at the end
+ * of the stream (the primary is gone or closed it). */
+bool read_channel(int fd)
 {
 	for (int i = 0; i < 64; i++) {
 		struct rte_mp_msg m;
 		std::vector<Fd> fds; /* none expected: any is closed */
-		int rc = channel_recv(link().chan_watch->fd(), &m, &fds);
+		int rc = channel_recv(fd, &m, &fds);
 		if (rc == 0)
 			return true;
 		if (rc == -EBADMSG) {
@@ -536,12 +544,13 @@ void ipc_secondary_bye()
 {
 	struct rte_mp_msg m;
 	ByeMsg b{ mp_hdr(), kByeMagic };
+	int fd = link().chan.load();
 
-	if (link().chan < 0)
+	if (fd < 0)
 		return;
 	mp_pack(&m, kActBye, b);
 	/* At exit: never waits, and nobody listening is fine. */
-	(void)channel_send(link().chan, m);
+	(void)channel_send(fd, m);
 }
 
 void ipc_send_detach(const dvshare_dev *dev)

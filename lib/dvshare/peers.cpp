@@ -80,7 +80,10 @@ int Peers::listen()
 		DVS_LOG(ERR, "cannot listen on %s: %s", channel_path().c_str(), strerror(-rc));
 		return rc;
 	}
-	listener_ = FdWatch::start(std::move(fd), [this] { return on_listen(); }, &err);
+	/* The callback may run before start() returns (anyone may connect
+	 * once the socket is bound): it gets the fd, not listener_. */
+	int lfd = fd.get();
+	listener_ = FdWatch::start(std::move(fd), [this, lfd] { return on_listen(lfd); }, &err);
 	if (listener_ == nullptr) {
 		DVS_LOG(ERR, "cannot watch %s: %s", channel_path().c_str(), strerror(-err));
 		unlink(channel_path().c_str());
@@ -89,14 +92,14 @@ int Peers::listen()
 	return 0;
 }
 
-/* On the interrupt thread: a secondary connected. */
-bool Peers::on_listen()
+/* On the interrupt thread: a secondary connected to @lfd. */
+bool Peers::on_listen(int lfd)
 {
 	for (;;) {
 		Fd fd;
 		pid_t pid = 0;
 		uid_t uid = 0;
-		int rc = channel_accept(listener_->fd(), &fd, &pid, &uid);
+		int rc = channel_accept(lfd, &fd, &pid, &uid);
 		if (rc <= 0)
 			return true; /* nothing more now (an error is the next one's) */
 		std::lock_guard<std::mutex> lock(mu_);
@@ -116,6 +119,8 @@ bool Peers::on_listen()
 		Fd reader(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
 		c->fd = std::move(fd);
 		int err = 0;
+		/* Its callback cannot run before this one returns (one interrupt
+		 * thread), so c->chan is set by then. */
 		if (reader.valid())
 			c->chan = FdWatch::start(std::move(reader), [this, raw = c.get()] {
 				return on_channel(raw);

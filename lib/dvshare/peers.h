@@ -91,7 +91,7 @@ private:
 	};
 
 	Peers() = default;
-	bool on_listen();
+	bool on_listen(int lfd);
 	bool on_channel(Conn *c);
 	/* Read what @c sent: false once the channel is to be closed. */
 	bool read_channel(Conn *c);
