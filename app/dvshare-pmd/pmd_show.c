@@ -243,7 +243,7 @@ int pmd_show_engine(void)
 
 int pmd_show_peers(void)
 {
-	static const char *const head[] = { "PID", "UID", "DEVICES" };
+	static const char *const head[] = { "PID", "UID", "DEVICES", "QUEUED" };
 	static const char *const head2[] = { "PEER", "STATE" };
 	struct dvshare_peer peers[64];
 	struct dvshare_stats s;
@@ -260,12 +260,13 @@ int pmd_show_peers(void)
 		return 0;
 	}
 	n = dvshare_peers(peers, 64);
-	pmd_table_init(&t, head, 3);
+	pmd_table_init(&t, head, 4);
 	for (int i = 0; i < n && i < 64; i++) {
 		pmd_table_row(&t);
 		pmd_table_cell(&t, "%d", (int)peers[i].pid);
 		pmd_table_cell(&t, "%u", (unsigned int)peers[i].uid);
 		pmd_table_cell(&t, "%u", peers[i].n_devices);
+		pmd_table_cell(&t, "%u", peers[i].queued);
 	}
 	pmd_table_print(&t, "peers");
 	return 0;

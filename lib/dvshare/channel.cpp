@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -15,6 +16,10 @@
 namespace dvs {
 
 namespace {
+
+/* One fd kept aside from the listener's start, to take a connection off
+ * the queue when the process has none left. */
+int spare = -1;
 
 /* What travels: the action name, the body's length, the body. */
 struct Frame {
@@ -69,7 +74,13 @@ int channel_listen(Fd *out)
 	/* A socket file left by a primary of this prefix that died: EAL let
 	 * this process be the primary, so nobody listens there. */
 	unlink(sa.sun_path);
-	if (bind(fd.get(), reinterpret_cast<struct sockaddr *>(&sa), sizeof(sa)) != 0 ||
+	/* Inherited by every connection it accepts: each message then says
+	 * which process sent it, whoever holds the socket. */
+	int on = 1;
+	if (spare < 0)
+		spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (setsockopt(fd.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0 ||
+	    bind(fd.get(), reinterpret_cast<struct sockaddr *>(&sa), sizeof(sa)) != 0 ||
 	    listen(fd.get(), SOMAXCONN) != 0)
 		return -errno;
 	*out = std::move(fd);
@@ -80,6 +91,12 @@ int channel_accept(int lfd, Fd *out, pid_t *pid, uid_t *uid)
 {
 	Fd fd(accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
 
+	if (!fd.valid() && (errno == EMFILE || errno == ENFILE) && spare >= 0) {
+		close(spare);
+		close(accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC));
+		spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return -EMFILE;
+	}
 	if (!fd.valid())
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	struct ucred cred;
@@ -157,11 +174,11 @@ int channel_send_wait(int fd, const struct rte_mp_msg &m, int timeout_ms)
 	return rc;
 }
 
-int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds)
+int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *sender)
 {
 	Frame f;
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * kMpMaxFds)];
+		char buf[CMSG_SPACE(sizeof(int) * kMpMaxFds) + CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { &f, sizeof(f) };
@@ -179,7 +196,15 @@ int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds)
 	/* Every fd the kernel installed is ours now, whatever else is wrong
 	 * with the message: held by @fds, closed if it is refused. */
 	fds->clear();
+	if (sender != nullptr)
+		*sender = 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != nullptr; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)) && sender != nullptr) {
+			struct ucred cred;
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			*sender = cred.pid;
+		}
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);

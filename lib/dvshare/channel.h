@@ -27,10 +27,13 @@ namespace dvs {
 /* The primary's listening socket: <runtime dir>/dvshare_channel. */
 std::string channel_path();
 /* Listen there (replacing a stale socket of a dead primary): the fd, or
- * -errno. */
+ * -errno. Every message on an accepted connection comes with its sender's
+ * credentials (SO_PASSCRED). */
 int channel_listen(Fd *out);
 /* Accept one pending connection without blocking: 1 with @out and the
- * peer's kernel credentials, 0 when none is pending, or -errno. */
+ * peer's kernel credentials, 0 when none is pending, or -errno. Out of
+ * fds, the connection is accepted and closed (-EMFILE), never left
+ * pending for a level-triggered watch to spin on. */
 int channel_accept(int lfd, Fd *out, pid_t *pid, uid_t *uid);
 /* Connect to the primary's socket (non-blocking fd): 0 or -errno. */
 int channel_connect(Fd *out);
@@ -44,8 +47,9 @@ int channel_send_wait(int fd, const struct rte_mp_msg &m, int timeout_ms);
 /* Receive one message without blocking: 1 with @m filled and the fds it
  * really carried in @fds (m.num_fds == fds.size()), 0 when nothing is
  * queued, -EPIPE at end of stream, -EBADMSG for a malformed one (its fds
- * closed), or -errno. */
-int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds);
+ * closed), or -errno. With @sender, the pid of the process that sent it,
+ * as the kernel recorded it (0 if the socket does not pass credentials). */
+int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *sender = nullptr);
 /* Wait up to @timeout_ms for a message, then receive it as channel_recv. */
 int channel_recv_wait(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, int timeout_ms);
 

@@ -140,6 +140,7 @@ private:
 	int destroy_batch(const std::vector<std::string> *names, unsigned int timeout_ms);
 	void let_go_locked(uint32_t slot);
 	void reap_locked();
+	bool on_ipc_thread() const;
 	int wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing);
 
 	std::string name_;

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstring>
 
+#include <rte_interrupts.h>
+
 #include "dvs_log.h"
 #include "fault.h"
 #include "ipc.h"
@@ -89,6 +91,17 @@ void dvshare_dev::reap()
 	reap_locked();
 }
 
+/* The answers a destroy waits for are read by DPDK's interrupt thread:
+ * waiting there (an event callback) could only end in a timeout. */
+bool dvshare_dev::on_ipc_thread() const
+{
+	if (rte_thread_is_intr() == 0)
+		return false;
+	DVS_LOG(ERR, "%s: no destroy or close from DPDK's interrupt thread (an event callback): "
+		     "the secondaries' answers are read there", name_.c_str());
+	return true;
+}
+
 int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing)
 {
 	std::unique_lock<std::mutex> lk(wait_mu_);
@@ -141,6 +154,8 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
 		return -EPERM;
 	if (rc != 0)
 		return rc;
+	if (on_ipc_thread())
+		return -EDEADLK;
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (reg_.closed())

@@ -115,6 +115,8 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, unsigned i
 
 	if (!primary_)
 		return -EPERM;
+	if (on_ipc_thread())
+		return -EDEADLK;
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (reg_.closed())

@@ -133,8 +133,11 @@ enum dvshare_event {
 };
 
 /**
- * Event callback. Runs on DPDK's IPC thread (or the interrupt thread for
- * deaths): keep it short, do not block. It may call dvshare.
+ * Event callback. Runs on DPDK's interrupt thread for what other
+ * processes did (their messages, their deaths), on the calling thread for
+ * this process's own publishes and destroys: keep it short, do not block.
+ * It may call dvshare, but not wait for other processes from the
+ * interrupt thread (destroys and a primary's close give -EDEADLK there).
  * @param dev   device concerned
  * @param event what happened
  * @param name  object name, or NULL for peer events
@@ -317,8 +320,10 @@ int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta
  * @return 0; -EBUSY when a secondary did not answer in time (the object and
  *   its entry are intact and usable again); -ENOENT (no such object);
  *   -EINVAL/-ENAMETOOLONG (bad name); -EPERM in a secondary; -ENODEV
- *   (device closed); or the device's errno when it refused the destroy
- *   (e.g. -EBUSY for a PD a queue still uses; nothing changed).
+ *   (device closed); -EDEADLK when called from DPDK's interrupt thread (an
+ *   event callback), where the secondaries' answers are read; or the
+ *   device's errno when it refused the destroy (e.g. -EBUSY for a PD a
+ *   queue still uses; nothing changed).
  */
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
 
@@ -337,7 +342,8 @@ int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int time
  *   published, -EINVAL/-ENAMETOOLONG for a bad name or NULL @p names with
  *   @p n > 0 (both: nothing done); -EBUSY when a secondary did not answer
  *   in time (nothing destroyed, every object usable again); -EPERM in a
- *   secondary; -ENODEV (device closed); or the errno of the first object
+ *   secondary; -ENODEV (device closed); -EDEADLK (from DPDK's interrupt
+ *   thread, as for dvshare_destroy()); or the errno of the first object
  *   the device refused to destroy (those stay published, the others are
  *   gone, and the log says how many).
  */
@@ -444,7 +450,8 @@ const char *dvshare_dev_name(const struct dvshare_dev *dev);
  * @param dev  the device
  * @return 0; -EBUSY when a secondary held on (the device stays open with
  *   the objects not yet destroyed); -EINVAL (NULL or unknown device);
- *   -ENODEV (already closed); or another negative errno.
+ *   -ENODEV (already closed); -EDEADLK (a primary's close from DPDK's
+ *   interrupt thread, as for dvshare_destroy()); or another negative errno.
  */
 int dvshare_dev_close(struct dvshare_dev *dev);
 
@@ -511,6 +518,8 @@ struct dvshare_peer {
 	pid_t pid;            /**< its process id */
 	uid_t uid;            /**< effective uid, read from its pidfd */
 	uint32_t n_devices;   /**< devices it is attached to */
+	uint32_t queued;      /**< messages waiting for it to read them (it is
+				   stopped, stuck or slow; doc/protocol.md) */
 };
 
 /**

@@ -354,7 +354,7 @@ int dvshare_peers(struct dvshare_peer *peers, unsigned int n)
 		std::vector<dvs::PeerInfo> list = dvs::Peers::get().list();
 		for (unsigned int i = 0; i < n && i < list.size(); i++)
 			peers[i] = { list[i].pid, list[i].uid,
-				     static_cast<uint32_t>(list[i].devices.size()) };
+				     static_cast<uint32_t>(list[i].devices.size()), list[i].queued };
 		return static_cast<int>(list.size());
 	});
 }

@@ -80,58 +80,60 @@ std::vector<const dvshare_dev *> allowed_devices(Library &lib, pid_t pid, uid_t 
 	return out;
 }
 
-int reply_status(const void *peer, int status, uint64_t token)
+/* Send @pid its answer (an AttachRep with @fds) on its channel. */
+void answer(pid_t pid, uint64_t token, const AttachRep &rep, const std::vector<Fd> &fds)
 {
-	struct rte_mp_msg msg;
-	AttachRep rep{};
+	struct rte_mp_msg m;
 
-	rep.hdr = mp_hdr();
-	rep.status = status;
-	rep.token = token;
-	mp_pack(&msg, kActAttach, rep);
-	return rte_mp_reply(&msg, static_cast<const char *>(peer));
+	mp_pack(&m, kActAttach, rep);
+	m.num_fds = static_cast<int>(fds.size());
+	for (size_t i = 0; i < fds.size(); i++)
+		m.fds[i] = fds[i].get();
+	int rc = Peers::get().answer(pid, token, &m);
+	if (rc == -EPIPE || rc == -ECONNRESET)
+		DVS_LOG(DEBUG, "attach of pid %d not answered: it is gone", pid);
+	else if (rc != 0)
+		DVS_LOG(ERR, "attach of pid %d not answered: %s", pid,
+			rc == -EAGAIN ? "its channel is full (it does not read)" : strerror(-rc));
 }
 
 /* An attach request: answered only to a peer presenting the token its
- * channel gave it (who it is comes from there), once per token. Anything
- * else gets no answer at all: an rte_mp reply is a blocking send, and
- * nobody unknown may make this thread wait. No fd of a request is ever
- * closed: DPDK does not say which it really received, and the slots it
- * did not fill hold numbers of fds this process owns. */
-int on_attach(const struct rte_mp_msg *msg, const void *peer)
+ * channel gave it (who it is comes from there), once per token, and on
+ * that channel, never waiting: nothing goes back over rte_mp, whose sends
+ * block on a receiver that does not read. Anything else gets no answer
+ * at all. No fd of a request is ever closed: DPDK does not say which it
+ * really received, and the slots it did not fill hold numbers of fds this
+ * process owns. */
+int on_attach(const struct rte_mp_msg *msg, const void *)
 {
 	Library &lib = Library::get();
 	AttachReq req;
 	std::string why;
 	uid_t uid = 0;
-	uint64_t next = 0;
 
 	if (decode_attach_req(*msg, &req, &why) != 0) {
 		lib.refused("attach request", why);
 		return 0;
 	}
-	if (!Peers::get().redeem(req.token, req.hdr.pid, &uid, &next)) {
+	if (!Peers::get().holds(req.token, req.hdr.pid, &uid)) {
 		lib.refused("attach request", "pid " + std::to_string(req.hdr.pid) +
 						      " holds no such token (no channel, or a stale or "
 						      "forged token)");
 		return 0;
 	}
-	struct rte_mp_msg out;
 	AttachRep rep{};
 	std::vector<Fd> fds; /* dups: a device closed meanwhile cannot recycle them */
 	std::vector<std::string> names;
 	rep.hdr = mp_hdr();
-	rep.token = next;
+	rep.seq = req.seq;
+	bool refused = false;
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
 		std::vector<const dvshare_dev *> devs = allowed_devices(lib, req.hdr.pid, uid);
-		if (devs.empty() && !lib.devices.empty()) {
-			reply_status(peer, -EPERM, next);
-			return 0;
-		}
+		refused = devs.empty() && !lib.devices.empty();
 		rep.total = static_cast<uint32_t>(devs.size());
 		rep.start = std::min(req.start, rep.total);
-		rep.count = std::min(kDevsPerMsg, rep.total - rep.start);
+		rep.count = refused ? 0 : std::min(kDevsPerMsg, rep.total - rep.start);
 		rep.list_gen = lib.list_gen;
 		for (uint32_t i = 0; i < rep.count; i++) {
 			const dvshare_dev *d = devs[rep.start + i];
@@ -140,26 +142,28 @@ int on_attach(const struct rte_mp_msg *msg, const void *peer)
 			names.push_back(d->name());
 		}
 	}
+	if (refused) {
+		rep.status = -EPERM;
+		rep.total = 0;
+		answer(req.hdr.pid, req.token, rep, {});
+		return 0;
+	}
 	fds.emplace_back(pidfd_self());
 	for (const Fd &fd : fds) {
 		if (!fd.valid()) {
 			DVS_LOG(ERR, "cannot dup device fds for pid %d: %s", req.hdr.pid,
 				strerror(errno));
-			reply_status(peer, -EMFILE, next);
+			AttachRep fail{};
+			fail.hdr = rep.hdr;
+			fail.seq = rep.seq;
+			fail.status = -EMFILE;
+			answer(req.hdr.pid, req.token, fail, {});
 			return 0;
 		}
 	}
 	/* Known before it holds anything a destroy would wait for. */
 	Peers::get().attached(req.hdr.pid, names);
-	mp_pack(&out, kActAttach, rep);
-	out.num_fds = static_cast<int>(fds.size());
-	for (size_t i = 0; i < fds.size(); i++)
-		out.fds[i] = fds[i].get();
-	if (rte_mp_reply(&out, static_cast<const char *>(peer)) != 0) {
-		DVS_LOG(ERR, "cannot answer attach of pid %d: %s", req.hdr.pid,
-			rte_strerror(rte_errno));
-		return 0;
-	}
+	answer(req.hdr.pid, req.token, rep, fds);
 	DVS_LOG(INFO, "pid %d (uid %u) attaching to %u of %u device(s)", req.hdr.pid, uid,
 		rep.count, rep.total);
 	for (const std::string &n : names)

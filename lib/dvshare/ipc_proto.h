@@ -68,25 +68,26 @@ struct WelcomeMsg {
 	uint64_t token;
 };
 
-/* Secondary -> primary over rte_mp: send me devices [start, start +
- * kDevsPerMsg). No fds: who it is comes from its channel, through @token. */
+/* Secondary -> primary over rte_mp (a one-way message): send me devices
+ * [start, start + kDevsPerMsg). No fds: who it is comes from its channel,
+ * through @token; the answer goes to that channel. */
 struct AttachReq {
 	MpHdr hdr;
 	uint32_t start;
-	uint32_t reserved;
+	uint32_t seq;      /* echoed in the answer */
 	uint64_t token;
 };
 
-/* Primary -> secondary: fds[2i] cmd_fd, fds[2i+1] registry of device i,
- * fds[2 * count] a pidfd of the primary (when status is 0). */
+/* Primary -> secondary, on its channel: fds[2i] cmd_fd, fds[2i+1] registry
+ * of device i, fds[2 * count] a pidfd of the primary (when status is 0). */
 struct AttachRep {
 	MpHdr hdr;
-	int32_t status;    /* 0, or a negative errno (e.g. -EPROTO) */
+	int32_t status;    /* 0, or a negative errno (e.g. -EPERM) */
 	uint32_t total;    /* devices the primary shares */
 	uint32_t start;
 	uint32_t count;    /* devices in this message */
 	uint32_t flags;    /* none defined: 0 */
-	uint32_t reserved;
+	uint32_t seq;      /* the request's */
 	uint64_t list_gen; /* the list changed if this differs between pages */
 	uint64_t token;    /* for the next request */
 };

@@ -6,10 +6,13 @@
  * channel (events, revokes, its goodbye) and answer there.
  */
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -37,7 +40,23 @@ namespace {
 
 constexpr int kAttachTimeoutSec = 5;
 
-/* Does a live primary advertise dvshare? */
+/* The primary of this prefix, as the kernel knows it: the process that
+ * holds the write lock EAL's primary takes on the config file. 0 if none. */
+pid_t primary_by_lock()
+{
+	std::string path = std::string(rte_eal_get_runtime_dir()) + "/config";
+	Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	struct flock lk = {};
+
+	lk.l_type = F_RDLCK; /* conflicts with the primary's lock only */
+	lk.l_whence = SEEK_SET;
+	if (!fd.valid() || fcntl(fd.get(), F_GETLK, &lk) != 0 || lk.l_type == F_UNLCK)
+		return 0;
+	return lk.l_pid;
+}
+
+/* Does the live primary advertise dvshare? The advertisement names it;
+ * the kernel must agree (a file of the runtime directory proves nothing). */
 bool primary_uses_dvshare(pid_t *pid)
 {
 	std::string path = std::string(rte_eal_get_runtime_dir()) + "/dvshare_primary";
@@ -51,7 +70,14 @@ bool primary_uses_dvshare(pid_t *pid)
 	if (!ok)
 		return false;
 	*pid = static_cast<pid_t>(v);
-	return kill(*pid, 0) == 0 || errno == EPERM;
+	pid_t holder = primary_by_lock();
+	if (holder != *pid) {
+		if (holder != 0)
+			DVS_LOG(ERR, "%s names pid %d, but the primary of this prefix is pid %d: not "
+				     "attaching", path.c_str(), *pid, holder);
+		return false;
+	}
+	return true;
 }
 
 /* The ibdev a registry fd describes, read without mapping it. */
@@ -100,8 +126,19 @@ int attach_one(Fd cmd_fd, Fd reg_fd, const AttachPolicy &policy)
 /* The link with the primary. Leaked on purpose: it must outlive EAL
  * cleanup (the goodbye goes out from the library's exit-time code), and
  * the watches are never freed from inside their own callbacks. */
+/* An attach answer, read from the channel by the interrupt thread for
+ * the walk that waits for it. */
+struct Answer {
+	AttachRep rep;
+	std::vector<Fd> fds;
+};
+
 struct Link {
 	std::mutex mu;             /* one connect or attach walk at a time */
+	std::mutex box_mu;         /* the answer box */
+	std::condition_variable box_cv;
+	std::unique_ptr<Answer> box;
+	uint32_t seq = 0;          /* of the last request */
 	std::atomic<int> chan{-1}; /* this process's channel, for sending */
 	FdWatch *chan_watch = nullptr; /* reads a dup of it */
 	PidWatch *primary_watch = nullptr;
@@ -204,8 +241,14 @@ int connect_channel(pid_t primary)
 {
 	Link &l = link();
 
-	if (l.chan >= 0)
-		return 0;
+	if (l.chan >= 0) {
+		if (l.chan_watch == nullptr || !l.chan_watch->spent())
+			return 0;
+		/* It ended (the primary closed it): a new one. */
+		close(l.chan.exchange(-1));
+		delete l.chan_watch;
+		l.chan_watch = nullptr;
+	}
 	Fd fd;
 	int rc = channel_connect(&fd);
 	if (rc != 0) {
@@ -274,52 +317,73 @@ int connect_channel(pid_t primary)
 	return 0;
 }
 
-/* One request/reply round over rte_mp: fills @rep and takes ownership of
- * the fds it carries. */
+/* One round: the request over rte_mp, the answer on the channel (read by
+ * the interrupt thread, handed over in link().box). Fills @rep and takes
+ * ownership of the fds it carries. */
 int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 {
+	Link &l = link();
 	struct rte_mp_msg msg;
-	struct rte_mp_reply reply = {};
-	struct timespec ts = { kAttachTimeoutSec, 0 };
 	AttachReq req{};
-	std::string why;
 
 	req.hdr = mp_hdr();
 	req.start = start;
-	req.token = link().token;
+	req.seq = ++l.seq;
+	req.token = l.token;
 	mp_pack(&msg, kActAttach, req);
-	if (rte_mp_request_sync(&msg, &reply, &ts) != 0 || reply.nb_received != 1) {
-		int err = reply.nb_received == 0 ? ETIMEDOUT : rte_errno;
-		free(reply.msgs);
-		DVS_LOG(ERR, "no attach answer from the primary: %s", strerror(err));
-		return -err;
+	{
+		std::lock_guard<std::mutex> lock(l.box_mu);
+		l.box.reset();
 	}
-	const struct rte_mp_msg &r = reply.msgs[0];
-	/* The primary said how many it sent: DPDK fills those slots. */
-	for (int i = 0; i < r.num_fds && i < kMpMaxFds; i++)
-		fds->emplace_back(r.fds[i]);
-	int rc = decode_attach_rep(r, rep, &why);
-	free(reply.msgs);
-	if (rc != 0) {
-		DVS_LOG(ERR, "attach answer refused: %s", why.c_str());
-		return rc;
+	if (rte_mp_sendmsg(&msg) != 0) {
+		DVS_LOG(ERR, "cannot ask the primary for its devices: %s", rte_strerror(rte_errno));
+		return -rte_errno;
 	}
-	if (rep->token != 0)
-		link().token = rep->token;
+	std::unique_lock<std::mutex> lock(l.box_mu);
+	if (!l.box_cv.wait_for(lock, std::chrono::seconds(kAttachTimeoutSec), [&] {
+		    return l.box != nullptr && l.box->rep.seq == req.seq;
+	    })) {
+		DVS_LOG(ERR, "no attach answer from the primary: %s", strerror(ETIMEDOUT));
+		return -ETIMEDOUT;
+	}
+	std::unique_ptr<Answer> a = std::move(l.box);
+	lock.unlock();
+	*rep = a->rep;
+	*fds = std::move(a->fds);
 	if (rep->status != 0) {
 		DVS_LOG(ERR, "the primary refused the attach: %s", strerror(-rep->status));
 		return rep->status;
 	}
 	/* Checked by what it is: a pidfd of the primary this process speaks to. */
-	if (pidfd_pid(fds->back().get()) != link().primary) {
+	if (pidfd_pid(fds->back().get()) != l.primary) {
 		DVS_LOG(ERR, "attach answer refused: its last fd is not a pidfd of the primary (pid %d)",
-			link().primary);
+			l.primary);
 		return -EBADMSG;
 	}
 	watch_primary(std::move(fds->back()));
 	fds->pop_back();
 	dvs::fault_point("attach-reply");
 	return 0;
+}
+
+/* On the interrupt thread: an attach answer for the walk waiting for it.
+ * Its token is the one to use next, whether or not anyone still waits. */
+void on_answer(const struct rte_mp_msg &m, std::vector<Fd> *fds)
+{
+	Link &l = link();
+	auto a = std::make_unique<Answer>();
+	std::string why;
+
+	if (decode_attach_rep(m, &a->rep, &why) != 0) {
+		Library::get().refused("attach answer", why);
+		return;
+	}
+	if (a->rep.token != 0)
+		l.token = a->rep.token;
+	a->fds = std::move(*fds);
+	std::lock_guard<std::mutex> lock(l.box_mu);
+	l.box = std::move(a);
+	l.box_cv.notify_all();
 }
 
 /* An event from the primary (also for a device not attached yet: global
@@ -402,7 +466,7 @@ void resync()
 
 /* One message from the primary, on its channel (nobody else holds the
  * other end). */
-void on_message(const struct rte_mp_msg &m)
+void on_message(const struct rte_mp_msg &m, std::vector<Fd> *fds)
 {
 	Library &lib = Library::get();
 	std::string why;
@@ -413,7 +477,9 @@ void on_message(const struct rte_mp_msg &m)
 		return false;
 	};
 
-	if (strcmp(m.name, kActEvent) == 0) {
+	if (strcmp(m.name, kActAttach) == 0) {
+		on_answer(m, fds);
+	} else if (strcmp(m.name, kActEvent) == 0) {
 		EventMsg ev;
 		if (decode_event(m, &ev, &why) != 0)
 			lib.refused("event", why);
@@ -448,7 +514,7 @@ bool read_channel(int fd)
 {
 	for (int i = 0; i < 64; i++) {
 		struct rte_mp_msg m;
-		std::vector<Fd> fds; /* none expected: any is closed */
+		std::vector<Fd> fds; /* an attach answer's; any other is closed */
 		int rc = channel_recv(fd, &m, &fds);
 		if (rc == 0)
 			return true;
@@ -458,7 +524,7 @@ bool read_channel(int fd)
 		}
 		if (rc < 0)
 			return false;
-		on_message(m);
+		on_message(m, &fds);
 	}
 	return true;
 }
@@ -515,7 +581,7 @@ int ipc_secondary_attach()
 	if (rc != 0)
 		return rc;
 	for (int pages = 0; pages < 1024; pages++) {
-		AttachRep rep;
+		AttachRep rep{};
 		std::vector<Fd> fds;
 		rc = request_page(start, &rep, &fds);
 		if (rc != 0)

@@ -17,11 +17,11 @@ namespace dvs {
 
 Library &Library::get()
 {
-	static Library lib;
-	return lib;
+	static Library *lib = new Library;
+	return *lib;
 }
 
-Library::~Library()
+void Library::at_exit()
 {
 	/* At process exit every process only lets go of its own view: a
 	 * secondary unimports, and a primary destroys nothing either, since its
@@ -239,11 +239,20 @@ void on_bus_scan(void *)
 
 } // namespace dvs
 
+namespace {
+
+/* Runs the library's exit-time code after every other dvshare static is
+ * gone: it is made before any of them. */
+struct ExitHook {
+	~ExitHook() { dvs::Library::get().at_exit(); }
+};
+
+} // namespace
+
 RTE_INIT(dvshare_register_scan)
 {
-	/* Make sure the singleton outlives everything that may use it at
-	 * exit, by constructing it before any other dvshare static. */
 	(void)dvs::Library::get();
+	static ExitHook hook;
 	if (rte_vdev_add_custom_scan(dvs::on_bus_scan, nullptr) != 0)
 		DVS_LOG(ERR, "cannot hook the vdev bus scan: secondaries will not attach");
 }

@@ -29,8 +29,11 @@ struct EventSub {
 
 class Library {
 public:
+	/* Never destroyed: DPDK's interrupt thread may still call in while
+	 * the process exits. */
 	static Library &get();
-	~Library();
+	/* The process exits normally: let go of everything (library.cpp). */
+	void at_exit();
 
 	/* The device as the library holds it: its last reference tears it
 	 * down and keeps the shell (retire()), so the application's pointer

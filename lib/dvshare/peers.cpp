@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "peers.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <rte_alarm.h>
 
 #include "channel.h"
 #include "dvs_log.h"
@@ -50,8 +54,9 @@ int dpdk_process_of_prefix(pid_t pid)
 
 } // namespace
 
-/* Never destroyed: the library's exit-time code (Library::~Library, which
- * outlives every other dvshare static) still says goodbye through it. */
+/* Never destroyed: the library's exit-time code (Library::at_exit(), run
+ * after every other dvshare static is gone) still says goodbye through it,
+ * and DPDK's interrupt thread may still call in. */
 Peers &Peers::get()
 {
 	static Peers *p = new Peers;
@@ -104,18 +109,11 @@ bool Peers::on_listen(int lfd)
 			return true; /* nothing more now (an error is the next one's) */
 		std::lock_guard<std::mutex> lock(mu_);
 		sweep_locked();
-		size_t pending = 0;
-		for (const auto &c : conns_)
-			pending += !c->verified && !c->closed;
-		if (pending >= kPendingMax) {
-			Library::get().refused("channel", "from pid " + std::to_string(pid) + ": " +
-						  std::to_string(pending) +
-						  " connections are waiting for their hello already");
-			continue;
-		}
+		make_room_locked();
 		auto c = std::make_shared<Conn>();
 		c->pid = pid;
 		c->uid = uid;
+		c->since = std::chrono::steady_clock::now();
 		Fd reader(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
 		c->fd = std::move(fd);
 		int err = 0;
@@ -143,14 +141,36 @@ bool Peers::on_channel(Conn *c)
 	return false;
 }
 
-bool Peers::read_channel(Conn *c)
+/* Connections that said no hello in time, and the oldest ones past the
+ * limit, are closed: nobody holds the primary's door open for good. */
+void Peers::make_room_locked()
 {
-	/* A bounded batch per call: the interrupt thread serves others too,
-	 * and calls again while more is queued. */
-	for (int i = 0; i < 64; i++) {
+	auto deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(kHelloWithinMs);
+	std::vector<Conn *> pending;
+
+	for (const auto &c : conns_)
+		if (!c->verified && !c->closed)
+			pending.push_back(c.get());
+	std::sort(pending.begin(), pending.end(),
+		  [](const Conn *a, const Conn *b) { return a->since < b->since; });
+	for (size_t i = 0; i < pending.size(); i++) {
+		if (pending.size() - i < kPendingMax && pending[i]->since > deadline)
+			break;
+		Library::get().refused("channel", "pid " + std::to_string(pending[i]->pid) +
+						  " said no hello in time");
+		close_locked(pending[i]);
+	}
+}
+
+/* A bounded batch per call (@batch): the interrupt thread serves others
+ * too, and calls again while more is queued; 0 reads all there is. */
+bool Peers::read_channel(Conn *c, int batch)
+{
+	for (int i = 0; batch == 0 || i < batch; i++) {
 		struct rte_mp_msg m;
 		std::vector<Fd> fds;
-		int rc = channel_recv(c->chan->fd(), &m, &fds);
+		pid_t sender = 0;
+		int rc = channel_recv(c->chan->fd(), &m, &fds, &sender);
 		if (rc == 0)
 			return true;
 		if (rc == -EBADMSG) {
@@ -160,6 +180,14 @@ bool Peers::read_channel(Conn *c)
 		}
 		if (rc < 0)
 			return false; /* its end closed (or worse): nothing more from it */
+		/* Whoever holds the socket (a child it forked, a process it gave
+		 * the fd to), only the connector speaks on it. */
+		if (sender != c->pid) {
+			Library::get().refused(m.name, "sent by pid " + std::to_string(sender) +
+							 " on the channel of pid " +
+							 std::to_string(c->pid));
+			continue;
+		}
 		if (!handle(c, m, &fds))
 			return false;
 	}
@@ -236,7 +264,9 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		why = "it is this primary";
 		rc = -EPERM;
 	} else if (rc == 0 && (pidfd_pid((*fds)[0].get()) != c->pid ||
-			       !pidfd_alive((*fds)[0].get()))) {
+			       !pidfd_alive((*fds)[0].get()) ||
+			       (fcntl((*fds)[0].get(), F_GETFL) & O_EXCL) != 0)) {
+		/* O_EXCL is PIDFD_THREAD: a thread's exit is not the process's. */
 		why = "its pidfd is not one of itself";
 		rc = -EPERM;
 	} else if (rc == 0 && (rc = dpdk_process_of_prefix(c->pid)) != 0) {
@@ -246,7 +276,8 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		rc = -EPERM;
 	}
 	std::unique_lock<std::mutex> lock(mu_);
-	if (rc == 0 && peers_.count(c->pid) != 0) {
+	auto old = peers_.find(c->pid);
+	if (rc == 0 && old != peers_.end() && !old->second->closed) {
 		why = "it has a channel already";
 		rc = -EBUSY;
 	}
@@ -265,23 +296,44 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	}
 	c->verified = true;
 	c->token = new_token();
+	/* A peer whose channel ended (it gave up waiting for its welcome)
+	 * comes back: what it attached stays attached, on the new channel. */
+	if (old != peers_.end()) {
+		c->devices = std::move(old->second->devices);
+		old->second->gone = true;
+	}
 	peers_[c->pid] = c;
 	welcome(c->fd.get(), 0, c->token);
 	return true;
 }
 
-bool Peers::redeem(uint64_t token, pid_t pid, uid_t *uid, uint64_t *next)
+bool Peers::holds(uint64_t token, pid_t pid, uid_t *uid)
 {
 	std::lock_guard<std::mutex> lock(mu_);
 	auto it = peers_.find(pid);
 
-	if (it == peers_.end() || token == 0 || it->second->token != token)
+	if (it == peers_.end() || token == 0 || it->second->token != token || it->second->closed)
 		return false;
-	/* One answer per token: the next comes inside that answer, so a peer
-	 * never has more than one waiting for it in its rte_mp queue. */
-	it->second->token = *next = new_token();
 	*uid = it->second->uid;
 	return true;
+}
+
+int Peers::answer(pid_t pid, uint64_t token, struct rte_mp_msg *m)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	if (it == peers_.end() || it->second->token != token || it->second->closed)
+		return -ESTALE;
+	Conn *c = it->second;
+	/* One answer per token, the next inside it: a request is answered
+	 * once, and never by a blocking send. */
+	uint64_t next = new_token();
+	memcpy(m->param + offsetof(AttachRep, token), &next, sizeof(next));
+	int rc = channel_send(c->fd.get(), *m);
+	if (rc == 0)
+		c->token = next;
+	return rc;
 }
 
 void Peers::attached(pid_t pid, const std::vector<std::string> &devs)
@@ -324,7 +376,8 @@ std::vector<PeerInfo> Peers::list()
 	std::vector<PeerInfo> out;
 
 	for (const auto &[pid, c] : peers_)
-		out.push_back({ pid, c->uid, { c->devices.begin(), c->devices.end() } });
+		out.push_back({ pid, c->uid, { c->devices.begin(), c->devices.end() },
+				static_cast<uint32_t>(c->outq.size()) });
 	return out;
 }
 
@@ -349,9 +402,37 @@ void Peers::say_bye()
 {
 	struct rte_mp_msg m;
 	ByeMsg b{ mp_hdr(), kByeMagic };
+	std::lock_guard<std::mutex> lock(mu_);
 
 	mp_pack(&m, kActBye, b);
-	broadcast(m);
+	/* At exit what was queued no longer matters (the registries say
+	 * closed): the goodbye goes first, or not at all. */
+	for (const auto &[pid, c] : peers_) {
+		c->outq.clear();
+		c->resync_owed = false;
+		(void)channel_send(c->fd.get(), m);
+	}
+}
+
+/* A peer that starts reading again gets what waited for it without
+ * having to say anything: while a queue holds something, the interrupt
+ * thread pushes the queues on every 10 ms. */
+void Peers::arm_flush_locked()
+{
+	if (flush_armed_)
+		return;
+	if (rte_eal_alarm_set(10 * 1000, on_flush_alarm, this) == 0)
+		flush_armed_ = true;
+}
+
+void Peers::on_flush_alarm(void *arg)
+{
+	auto *p = static_cast<Peers *>(arg);
+	{
+		std::lock_guard<std::mutex> lock(p->mu_);
+		p->flush_armed_ = false;
+	}
+	p->flush();
 }
 
 void Peers::revoke_begins(const std::string &dev, uint32_t rid)
@@ -366,6 +447,9 @@ void Peers::revoke_over(const std::string &dev, uint32_t rid)
 	std::lock_guard<std::mutex> lock(mu_);
 
 	revokes_.erase({ dev, rid });
+	/* A peer that does not read keeps no answerless revoke. */
+	for (const auto &[pid, c] : peers_)
+		std::erase_if(c->outq, [this](const struct rte_mp_msg &m) { return stale_locked(m); });
 }
 
 /* A revoke whose destroy is over: nobody waits for its answer. */
@@ -395,6 +479,7 @@ void Peers::send_locked(Conn *c, const struct rte_mp_msg &m)
 		c->outq.push_back(m);
 	else
 		c->resync_owed = true;
+	arm_flush_locked();
 }
 
 void Peers::flush_locked(Conn *c)
@@ -405,8 +490,10 @@ void Peers::flush_locked(Conn *c)
 			continue;
 		}
 		int rc = channel_send(c->fd.get(), c->outq.front());
-		if (rc == -EAGAIN)
+		if (rc == -EAGAIN) {
+			arm_flush_locked();
 			return;
+		}
 		c->outq.pop_front();
 	}
 	if (!c->resync_owed)
@@ -416,6 +503,8 @@ void Peers::flush_locked(Conn *c)
 	mp_pack(&m, kActResync, r);
 	if (channel_send(c->fd.get(), m) != -EAGAIN)
 		c->resync_owed = false;
+	else
+		arm_flush_locked();
 }
 
 /* Its channel is done with: what it sent is read, nothing more goes to it.
@@ -447,7 +536,7 @@ void Peers::sweep_locked()
 void Peers::gone(Conn *c)
 {
 	if (c->chan->fd() >= 0)
-		(void)read_channel(c);
+		(void)read_channel(c, 0); /* all of it: the goodbye may be last */
 	std::set<std::string> devs;
 	bool clean;
 	pid_t pid = c->pid;
@@ -456,7 +545,10 @@ void Peers::gone(Conn *c)
 		c->gone = true;
 		clean = c->said_bye;
 		devs = std::move(c->devices);
-		peers_.erase(pid);
+		/* Unless a new channel of the same process took its place. */
+		auto it = peers_.find(pid);
+		if (it != peers_.end() && it->second == c)
+			peers_.erase(it);
 		close_locked(c);
 	}
 	if (!devs.empty() && clean)

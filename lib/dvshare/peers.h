@@ -13,6 +13,7 @@
 #ifndef DVS_PEERS_H
 #define DVS_PEERS_H
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -38,6 +39,7 @@ struct PeerInfo {
 	pid_t pid;
 	uid_t uid;
 	std::vector<std::string> devices;
+	uint32_t queued; /* messages waiting for it to read */
 };
 
 class Peers {
@@ -45,17 +47,24 @@ public:
 	/* Messages queued for one peer whose channel is full; past it they
 	 * are dropped and the peer is told to resync from the registries. */
 	static constexpr size_t kQueueMax = 256;
-	/* Connections that have not said hello yet; more are refused. */
+	/* Connections that have not said hello yet: past this many, or this
+	 * old, the oldest are closed to make room. */
 	static constexpr size_t kPendingMax = 64;
+	static constexpr int kHelloWithinMs = 2000;
 
 	static Peers &get();
 
 	/* Listen for secondaries' channels (idempotent): 0 or -errno. */
 	int listen();
 	/* An attach over rte_mp presenting @token as @pid: true, with the
-	 * peer's uid and the token for its next request, if @pid is a peer
-	 * and holds @token; the token is spent either way. */
-	bool redeem(uint64_t token, pid_t pid, uid_t *uid, uint64_t *next);
+	 * peer's uid, if @pid is a peer and holds @token. */
+	bool holds(uint64_t token, pid_t pid, uid_t *uid);
+	/* The answer @m (an AttachRep and its fds) to that request, sent on
+	 * @pid's channel without waiting, with the token for its next request
+	 * written in; @token is spent only by an answer that went out. 0,
+	 * -ESTALE (@token is no longer the one it holds), -EAGAIN (its
+	 * channel is full: it does not read) or -errno. */
+	int answer(pid_t pid, uint64_t token, struct rte_mp_msg *m);
 	/* @pid attached @devs: from now on destroys wait for it. */
 	void attached(pid_t pid, const std::vector<std::string> &devs);
 	/* Secondaries attached to @dev now. */
@@ -77,6 +86,7 @@ private:
 	struct Conn {
 		pid_t pid = 0; /* the kernel's word (SO_PEERCRED) */
 		uid_t uid = 0;
+		std::chrono::steady_clock::time_point since; /* accepted */
 		Fd fd;         /* where messages to it go */
 		bool verified = false;
 		bool closed = false; /* refused, or its channel ended */
@@ -94,7 +104,7 @@ private:
 	bool on_listen(int lfd);
 	bool on_channel(Conn *c);
 	/* Read what @c sent: false once the channel is to be closed. */
-	bool read_channel(Conn *c);
+	bool read_channel(Conn *c, int batch = 64);
 	bool handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	bool hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	void detached(pid_t pid, const std::string &dev);
@@ -104,12 +114,16 @@ private:
 	void flush_locked(Conn *c);
 	bool stale_locked(const struct rte_mp_msg &m) const;
 	void sweep_locked();
+	void make_room_locked();
+	void arm_flush_locked();
+	static void on_flush_alarm(void *arg);
 
 	std::mutex mu_;
 	std::unique_ptr<FdWatch> listener_;
 	std::vector<std::shared_ptr<Conn>> conns_;
 	std::map<pid_t, Conn *> peers_; /* verified, not gone */
 	std::set<std::pair<std::string, uint32_t>> revokes_; /* under way */
+	bool flush_armed_ = false; /* an alarm will push the queues on */
 };
 
 } // namespace dvs

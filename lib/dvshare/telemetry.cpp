@@ -356,6 +356,7 @@ int tel_peers(const char *, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_int(rec, "pid", p.pid);
 		dvs_tel_dict_uint(rec, "uid", p.uid);
 		rte_tel_data_add_dict_container(rec, "devices", devs, 0);
+		dvs_tel_dict_uint(rec, "queued", p.queued);
 		rte_tel_data_add_dict_container(all, std::to_string(p.pid).c_str(), rec, 0);
 		listed++;
 	}

@@ -15,6 +15,8 @@
  *   hostile flood RUNTIME_DIR N              a peer asking to attach N
  *                                            times on one token and never
  *                                            reading an answer
+ *   hostile squat RUNTIME_DIR N              N connections that never say
+ *                                            hello, held until killed
  */
 #include <cerrno>
 #include <cstdio>
@@ -236,6 +238,62 @@ int forge(pid_t victim)
 	int vfd = pidfd_of(victim);
 	expect_refused_hello("channel: a hello with the victim's pidfd", getpid(), vfd);
 	close(vfd);
+	/* A pidfd of this process's main thread only (PIDFD_THREAD, Linux
+	 * 6.9): its exit is not the process's. */
+	int tfd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), O_EXCL));
+	if (tfd >= 0) {
+		expect_refused_hello("channel: a hello with a thread pidfd", getpid(), tfd);
+		close(tfd);
+	} else {
+		printf("hostile: no PIDFD_THREAD on this kernel: not tried\n");
+	}
+	/* Someone else's connection (as after pid reuse: the connector gone
+	 * or not, another process speaks on its socket), in its name. */
+	{
+		int pipefd[2];
+		if (pipe(pipefd) != 0)
+			return 2;
+		pid_t kid = fork();
+		if (kid == 0) {
+			int c = unix_to(SOCK_SEQPACKET, rt + "/dvshare_channel");
+			if (write(pipefd[1], &c, sizeof(c)) != sizeof(c))
+				_exit(1);
+			pause(); /* holds its connection; the parent sends on it */
+			_exit(0);
+		}
+		int c = -1;
+		if (read(pipefd[0], &c, sizeof(c)) != sizeof(c))
+			return 2;
+		/* The child's socket, taken with pidfd_getfd() (as a process of
+		 * the same uid may). */
+		int kfd = pidfd_of(kid);
+		int theirs = static_cast<int>(syscall(SYS_pidfd_getfd, kfd, c, 0));
+		HelloMsg kh{ as(kid) };
+		mp_pack(&m, kActHello, kh);
+		m.num_fds = 1;
+		m.fds[0] = kfd;
+		std::vector<Fd> kfds;
+		int rc = theirs >= 0 ? channel_send(theirs, m) : -errno;
+		if (rc != 0) {
+			fprintf(stderr, "hostile: cannot speak on the child's socket: %s\n",
+				strerror(-rc));
+			return 2;
+		}
+		if (rc == 0 && channel_recv_wait(theirs, &m, &kfds, 1000) == 1) {
+			WelcomeMsg w{};
+			std::string why;
+			if (decode_welcome(m, &w, &why) == 0 && w.status == 0) {
+				fprintf(stderr, "hostile: a hello on another's socket was welcomed\n");
+				return 3;
+			}
+		}
+		say("channel: a hello sent on another process's connection, in its name");
+		kill(kid, SIGKILL);
+		waitpid(kid, nullptr, 0);
+		close(kfd);
+		if (theirs >= 0)
+			close(theirs);
+	}
 
 	/* A peer in good standing, then forging on its own channel. */
 	int fd;
@@ -276,6 +334,14 @@ int forge(pid_t victim)
 	mp_pack(&m, kActEvent, ev);
 	(void)channel_send(fd, m);
 	say("channel: an event, which only a primary says");
+	/* A child inheriting this channel speaks on it: not the connector. */
+	pid_t kid = fork();
+	if (kid == 0) {
+		ack_for(fd, "", getppid(), 1);
+		_exit(0);
+	}
+	waitpid(kid, nullptr, 0);
+	say("channel: an ack from a forked child on its parent's channel");
 	expect_refused_hello("channel: a second channel of the same pid", getpid(), self);
 	/* Let the primary read everything before this process goes. */
 	usleep(300000);
@@ -417,13 +483,27 @@ int flood(int n)
 	return 0;
 }
 
+/* Connections that never say hello: the primary must not keep them. */
+int squat(int n)
+{
+	std::vector<int> fds;
+
+	for (int i = 0; i < n; i++)
+		fds.push_back(unix_to(SOCK_SEQPACKET, rt + "/dvshare_channel"));
+	printf("hostile: %d connections, no hello\nforged 0\n", n);
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s forge|forge-secondary|storm|flood RUNTIME_DIR ...\n", argv[0]);
+		fprintf(stderr, "usage: %s forge|forge-secondary|storm|flood|squat RUNTIME_DIR ...\n",
+			argv[0]);
 		return 2;
 	}
 	rt = argv[2];
@@ -437,6 +517,8 @@ int main(int argc, char **argv)
 		rc = storm(atoi(argv[3]), atoi(argv[4]));
 	else if (cmd == "flood" && argc == 4)
 		rc = flood(atoi(argv[3]));
+	else if (cmd == "squat" && argc == 4)
+		rc = squat(atoi(argv[3]));
 	printf("forged %d\n", forged);
 	return rc;
 }

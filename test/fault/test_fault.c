@@ -830,7 +830,13 @@ static void test_stopped_secondary(void)
 	OK(&s.prim, "bulk " DEV " 2000");
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroy " DEV " q0 300"), "err 16", 6), 0);
 	OK(b, "checkbulk " DEV " 2000"); /* others are not held up */
+	CU_ASSERT(ok_num(peer_cmd(&s.prim, "queued")) > 0);
 	kill(a->pid, SIGCONT);
+	/* What waited for it goes by itself, the primary doing nothing. */
+	long q = -1;
+	for (int i = 0; i < 300 && q != 0; i++, usleep(10000))
+		q = ok_num(peer_cmd(&s.prim, "queued"));
+	CU_ASSERT_EQUAL(q, 0);
 	OK(a, "checkbulk " DEV " 2000");
 	OK(&s.prim, "destroy " DEV " q0 5000");
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " obj q0"), "err 2", 5), 0);
@@ -910,6 +916,47 @@ static void test_signal_storm(void)
 	mp_cleanup(s.prefix);
 }
 
+/* Connections that never say hello hold no door open: past 64 waiting
+ * the oldest are closed, and a real secondary attaches meanwhile. */
+static void test_hello_squatters(void)
+{
+	struct scene s;
+	struct peer h;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "squat"), 0);
+	publish_set(&s);
+	long r0 = refused(&s.prim);
+	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "squat", "100", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	struct peer *c = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	REPLY_IS(c, "ok 1", "status");
+	OK(c, "lookup " DEV " var db0");
+	CU_ASSERT(refused(&s.prim) - r0 >= 100 - 64);
+	kill(h.pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 128 + SIGKILL);
+	scene_end(&s);
+}
+
+/* An event callback on DPDK's interrupt thread (a peer died) that tries
+ * a destroy: refused with EDEADLK at once, not a wait for answers only
+ * that thread could read. */
+static void test_destroy_from_callback(void)
+{
+	struct scene s;
+	struct peer *p[2], *a;
+
+	published_with(&s, "cbdestroy", p, 2);
+	a = p[0];
+	OK(&s.prim, "destroyondeath db0");
+	kill9(a);
+	CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 6", 1), 1); /* PEER_DIED */
+	REPLY_IS(&s.prim, "ok -35", "deathrc"); /* -EDEADLK */
+	OK(&s.prim, "destroy " DEV " db0 5000"); /* from a thread that may wait */
+	scene_end(&s);
+}
+
 /* Secondaries outlive their primary (orphans, a normal state): a new
  * primary of the prefix is refused by EAL before it re-makes the shared
  * config under them (each orphan holds the config lock a primary takes),
@@ -981,6 +1028,8 @@ static const struct dvs_test_case hostile_cases[] = {
 	DVS_TEST(test_stopped_secondary),
 	DVS_TEST(test_stuck_in_callback),
 	DVS_TEST(test_signal_storm),
+	DVS_TEST(test_hello_squatters),
+	DVS_TEST(test_destroy_from_callback),
 	DVS_TEST(test_new_primary_beside_orphans),
 	DVS_TEST(test_after_eal_cleanup),
 	DVS_TEST_END,

@@ -61,14 +61,20 @@ static void reply_err(const char *what)
 	reply("err %d %s: %s", rte_errno, what, strerror(rte_errno));
 }
 
+/* "destroyondeath": the object a PEER_DIED callback tries to destroy, and
+ * what that destroy returned (1: not tried yet). */
+static char death_destroy[DVSHARE_NAME_MAX];
+static volatile int death_rc = 1;
+
 static void on_event(struct dvshare_dev *dev, enum dvshare_event ev, const char *name,
 		     pid_t pid, void *arg)
 {
-	(void)dev;
 	(void)pid;
 	(void)arg;
 	if ((unsigned int)ev < 16)
 		__atomic_add_fetch(&ev_count[ev], 1, __ATOMIC_RELAXED);
+	if (ev == DVSHARE_EVENT_PEER_DIED && death_destroy[0] != '\0' && death_rc == 1)
+		death_rc = dvshare_destroy(dev, death_destroy, 1000);
 	if (ev == DVSHARE_EVENT_PUBLISHED)
 		snprintf(ev_last, sizeof(ev_last), "%s", name);
 	/* A "hung" secondary: the application sits in its REVOKING callback. */
@@ -827,6 +833,19 @@ static int run(char *line)
 		reply("ok");
 	} else if (strcmp(line, "peers") == 0) {
 		reply("ok %d", dvshare_peers(NULL, 0));
+	} else if (sscanf(line, "destroyondeath %255s", a) == 1) {
+		snprintf(death_destroy, sizeof(death_destroy), "%s", a);
+		death_rc = 1;
+		reply("ok");
+	} else if (strcmp(line, "deathrc") == 0) {
+		reply("ok %d", death_rc);
+	} else if (strcmp(line, "queued") == 0) {
+		struct dvshare_peer peers[32];
+		unsigned int sum = 0;
+		int n = dvshare_peers(peers, 32);
+		for (int i = 0; i < n && i < 32; i++)
+			sum += peers[i].queued;
+		reply("ok %u", sum);
 	} else if (strcmp(line, "refused") == 0) {
 		struct dvshare_stats st;
 		if (dvshare_stats_get(&st) != 0)

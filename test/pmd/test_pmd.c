@@ -602,8 +602,8 @@ static void test_show_tables(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ready);
 	sec_pid = atoi(ready + strlen("ready secondary pid="));
 	send_line(&prim, "show peers");
-	expect_table(&prim, "PID UID DEVICES", 1);
-	snprintf(row, sizeof(row), "%d %u 1", sec_pid, (unsigned int)geteuid());
+	expect_table(&prim, "PID UID DEVICES QUEUED", 1);
+	snprintf(row, sizeof(row), "%d %u 1 0", sec_pid, (unsigned int)geteuid());
 	CU_ASSERT(fields_match(prim.last, row));
 	send_line(&sec, "show peers");
 	expect_table(&sec, "PEER STATE", 1);

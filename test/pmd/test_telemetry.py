@@ -168,7 +168,7 @@ def test_peers_and_stats(ctx):
     peers, stats = telemetry(["/dvshare/peers", "/dvshare/stats"])
     pid = ctx["secondary_pid"]
     check(peers["role"] == "primary" and peers["count"] == 1, "peers: %r" % peers)
-    check(peers["peers"] == {str(pid): {"pid": pid, "uid": os.geteuid(), "devices": ["sim0"]}},
+    check(peers["peers"] == {str(pid): {"pid": pid, "uid": os.geteuid(), "devices": ["sim0"], "queued": 0}},
           "peer record: %r" % peers["peers"])
     check(stats["published"] == 7 + UMEMS and stats["attach_status"] == 0 and
           stats["attach_mode"] == "eager", "stats: %r" % stats)
