@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Sections 5 and 6: destroying what secondaries hold, one object at a time
  * and in one revoke round. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,49 @@ static int publish_vars(struct dvshare_dev *dev, const char *fmt, int n, int rou
 	return 0;
 }
 
+/* A secondary SIGSTOPped: @n publishes with it running (baseline) and
+ * stopped, seconds each, and how long a destroy it must answer takes with
+ * a @timeout_ms timeout (it must end in -EBUSY by then). */
+static int stopped_peer(const struct bench_ctx *x, struct dvshare_dev *dev, int n,
+			unsigned int timeout_ms, double *run_s, double *stop_s, double *destroy_s)
+{
+	struct bench_child kid;
+	struct dvshare_var *held = dvshare_var_alloc(dev, "held", 0);
+	int rc;
+
+	if (held == NULL) {
+		bench_fail("dvshare_var_alloc(held): %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	dvshare_var_release(held);
+	if (start_idle(x, x->o->dev, &kid, 1) != 0)
+		return -1;
+	double t0 = bench_now();
+	if (publish_vars(dev, "pr%d_%d", 0, n) != 0)
+		return -1;
+	*run_s = bench_now() - t0;
+	kill(kid.pid, SIGSTOP);
+	t0 = bench_now();
+	rc = publish_vars(dev, "ps%d_%d", 0, n);
+	*stop_s = bench_now() - t0;
+	t0 = bench_now();
+	int busy = dvshare_destroy(dev, "held", timeout_ms);
+	*destroy_s = bench_now() - t0;
+	kill(kid.pid, SIGCONT);
+	if (rc != 0)
+		return -1;
+	if (busy != -EBUSY) {
+		bench_fail("destroy held by a stopped secondary: %s (want -EBUSY)", strerror(-busy));
+		return -1;
+	}
+	rc = dvshare_destroy(dev, "held", BENCH_TIMEOUT_MS);
+	if (rc != 0) {
+		bench_fail("destroy of held once its secondary runs again: %s", strerror(-rc));
+		return -1;
+	}
+	return stop_idle(&kid, 1, 0);
+}
+
 int bench_s5_revoke(struct bench_ctx *x)
 {
 	static const int nsec[] = { 1, 4, 8 };
@@ -100,6 +145,11 @@ int bench_s5_revoke(struct bench_ctx *x)
 		p99[k] = bench_percentile(lat, rounds, 99);
 		max[k] = lat[rounds - 1];
 	}
+	const int npub = x->o->quick ? 500 : 2000;
+	const unsigned int stop_timeout_ms = 200;
+	double run_s, stop_s, destroy_s;
+	if (stopped_peer(x, dev, npub, stop_timeout_ms, &run_s, &stop_s, &destroy_s) != 0)
+		return -1;
 	if (bench_dev_close(dev) != 0)
 		return -1;
 	printf("\n5. dvshare_destroy() of a VAR every secondary imported, %d destroys per row\n",
@@ -120,7 +170,21 @@ int bench_s5_revoke(struct bench_ctx *x)
 		bj_end();
 	}
 	bj_end();
+	printf("   one secondary SIGSTOPped (it reads nothing; doc/protocol.md, \"The channel\"):\n");
+	printf("   %d publishes %.1f ms, with it running %.1f ms (%.2fx); a destroy it must\n",
+	       npub, stop_s * 1e3, run_s * 1e3, stop_s / run_s);
+	printf("   answer: -EBUSY after %.1f ms, timeout %u ms\n", destroy_s * 1e3, stop_timeout_ms);
+	bj_obj("stopped_peer");
+	bj_int("publishes", npub);
+	bj_num("publish_running_ms", run_s * 1e3);
+	bj_num("publish_stopped_ms", stop_s * 1e3);
+	bj_num("destroy_busy_ms", destroy_s * 1e3);
+	bj_int("destroy_timeout_ms", stop_timeout_ms);
+	bj_end();
 	bench_goal(5, "revoke p99 with 8 secondaries", p99[2] * 1e-3, 1, "ms");
+	bench_goal(5, "publishes with a stopped secondary / running", stop_s / run_s, 1.5, "x");
+	bench_goal(5, "destroy a stopped secondary holds, 200 ms timeout", destroy_s * 1e3, 250,
+		   "ms");
 	return 0;
 }
 
