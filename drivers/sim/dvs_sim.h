@@ -132,6 +132,16 @@ void dvs_sim_fail_next_import(int err);
 __rte_internal
 void dvs_sim_fail_next_destroy(int err);
 
+/**
+ * The errno the kernel gives for a firmware status of a command it built
+ * itself (mlx5_core's cmd_status_to_err: INTERNAL_ERR, BAD_SYS_STATE and
+ * the length errors EIO, RESOURCE_BUSY EBUSY, EXCEED_LIM ENOMEM,
+ * NO_RESOURCES EAGAIN, the parameter, resource, state and index errors
+ * EINVAL, anything else EIO), e.g. the destroys of DEVX objects.
+ */
+__rte_internal
+int dvs_sim_cmd_status_errno(uint8_t status);
+
 /** Device engine: turns doorbell stores into per-page kick counts. */
 struct dvs_sim_engine;
 

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <memory>
 
+#include <sys/stat.h>
+
 namespace dvs::sim {
 
 namespace {
@@ -114,8 +116,9 @@ struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context
 }
 
 /*
- * ibv_import_device: an fd that is not a ufile fails with EINVAL and stays
- * the caller's (libibverbs fails before matching a device). Once the
+ * ibv_import_device: an fd that is not a ufile fails and stays the
+ * caller's (libibverbs fails before matching a device): EINVAL, or ENODEV
+ * for a character device that is not one of the sim's. Once the
  * device is matched the fd belongs to the new context, and a later
  * failure closes it (verbs_uninit_context), which the caller must not do
  * again.
@@ -124,7 +127,13 @@ struct ibv_context *import_device(int cmd_fd)
 {
 	auto sc = std::make_unique<SimContext>();
 	int rc = sc->ufile.adopt(cmd_fd);
+	struct stat st;
 
+	/* libibverbs: not a character device is EINVAL; a character device
+	 * no RDMA device has (/dev/null) is ENODEV, the device list having
+	 * no match for its st_rdev. */
+	if (rc != 0 && fstat(cmd_fd, &st) == 0 && S_ISCHR(st.st_mode))
+		return fail_null<struct ibv_context>(ENODEV);
 	if (rc != 0)
 		return fail_null<struct ibv_context>(-rc);
 	sc->ufile.take_fd(cmd_fd);

@@ -127,13 +127,7 @@ uint64_t cmd_enc_id(const uint8_t *in)
  * mlx5_cmd_exec reports it (cmd_status_to_err). */
 int status_errno(uint8_t status)
 {
-	switch (status) {
-	case DVSHARE_PRM_STATUS_RESOURCE_BUSY: return EBUSY;
-	case DVSHARE_PRM_STATUS_EXCEED_LIM: return ENOMEM;
-	case DVSHARE_PRM_STATUS_NO_RESOURCES: return EAGAIN;
-	case DVSHARE_PRM_STATUS_INTERNAL_ERR: return EIO;
-	default: return EINVAL;
-	}
+	return dvs_sim_cmd_status_errno(status);
 }
 
 SimDevxObj *to_obj(struct mlx5dv_devx_obj *obj)
@@ -353,3 +347,20 @@ int devx_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void
 }
 
 } // namespace dvs::sim
+
+int dvs_sim_cmd_status_errno(uint8_t status)
+{
+	switch (status) {
+	case DVSHARE_PRM_STATUS_OK: return 0;
+	case DVSHARE_PRM_STATUS_BAD_OP:
+	case DVSHARE_PRM_STATUS_BAD_PARAM:
+	case DVSHARE_PRM_STATUS_BAD_RESOURCE:
+	case DVSHARE_PRM_STATUS_BAD_RES_STATE:
+	case DVSHARE_PRM_STATUS_BAD_INDEX:
+		return EINVAL;
+	case DVSHARE_PRM_STATUS_RESOURCE_BUSY: return EBUSY;
+	case DVSHARE_PRM_STATUS_EXCEED_LIM: return ENOMEM;
+	case DVSHARE_PRM_STATUS_NO_RESOURCES: return EAGAIN;
+	default: return EIO; /* INTERNAL_ERR, BAD_SYS_STATE, the lengths, unknown */
+	}
+}

@@ -360,6 +360,26 @@ static void test_injected_destroy_failure(void)
 	teardown();
 }
 
+/* A destroy the kernel builds reports its status as mlx5_core's
+ * cmd_status_to_err() does. */
+static void test_kernel_status_errnos(void)
+{
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_OK), 0);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_INTERNAL_ERR), EIO);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_OP), EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_PARAM), EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_SYS_STATE), EIO);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_RESOURCE), EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_RESOURCE_BUSY), EBUSY);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_EXCEED_LIM), ENOMEM);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_RES_STATE), EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_INDEX), EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_NO_RESOURCES), EAGAIN);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_INPUT_LEN), EIO);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN), EIO);
+	CU_ASSERT_EQUAL(dvs_sim_cmd_status_errno(0x77), EIO); /* unknown */
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_caps),
 	DVS_TEST(test_pd),
@@ -370,6 +390,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_virtq_state_machine),
 	DVS_TEST(test_virtq_modify_select),
 	DVS_TEST(test_umem_in_use),
+	DVS_TEST(test_kernel_status_errnos),
 	DVS_TEST_END,
 };
 
