@@ -42,15 +42,11 @@ constexpr uint16_t kQueryOps[] = {
 	0x937, 0x93b, 0x942, 0x784, 0x82a, 0x50b, 0x702, 0x707, 0x713, 0x719, 0x725, 0x727,
 	0x93f,
 };
-/* devx_is_whitelist_cmd: allowed without a DEVX uid. */
-constexpr uint16_t kWhitelistOps[] = { 0x100, 0x762, 0x752, 0x740 };
 /* devx_is_general_cmd, besides the 0xb00..0xcff range. */
 constexpr uint16_t kGeneralOps[] = {
 	0x100, 0x762, 0x752, 0x750, 0x101, 0x10a, 0x754, 0x760, 0x76f, 0x770, 0x80a, 0x80d,
 	0x822, 0x824, 0x826, 0x842, 0x740,
 };
-/* The uid of the device's whitelist context (devx_whitelist_uid). */
-constexpr uint16_t kWhitelistUid = 0xfff0;
 
 template <size_t N> bool listed(const uint16_t (&ops)[N], uint16_t op)
 {
@@ -82,18 +78,11 @@ bool is_general(const uint8_t *in)
 	return (op >= 0xb00 && op < 0xd00) || listed(kGeneralOps, op);
 }
 
-/* devx_get_uid: 0 and *uid, or -EINVAL / -EOPNOTSUPP. */
-int get_uid(const SimContext *sc, const uint8_t *in, uint16_t *uid)
+/* devx_get_uid: the context's DEVX uid (every sim context has DEVX, so
+ * the kernel's whitelist uid for contexts without is never used). */
+int get_uid(const SimContext *sc, const uint8_t *, uint16_t *uid)
 {
-	const UfileHdr *h = sc->ufile.hdr();
-
-	if (listed(kWhitelistOps, dvshare_prm_opcode(in))) {
-		*uid = h->devx ? static_cast<uint16_t>(h->devx_uid) : kWhitelistUid;
-		return 0;
-	}
-	if (!h->devx)
-		return -EINVAL;
-	*uid = static_cast<uint16_t>(h->devx_uid);
+	*uid = static_cast<uint16_t>(sc->ufile.hdr()->devx_uid);
 	return 0;
 }
 

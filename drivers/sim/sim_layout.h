@@ -117,7 +117,7 @@ struct UfileHdr {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t dev_index;     /* N of simN */
-	uint32_t devx;          /* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
+	uint32_t devx;          /* 1: every sim context has DEVX (dv_open_device) */
 	uint32_t devx_uid;      /* the uid the kernel stamps into DEVX commands */
 	uint64_t ino;           /* the memfd's inode and device, as /proc shows them */
 	uint64_t dev;

@@ -125,7 +125,7 @@ int Ufile::map_var_area() const
 	return 0;
 }
 
-int Ufile::create(uint32_t dev_index, bool devx)
+int Ufile::create(uint32_t dev_index)
 {
 	struct stat st;
 	int fd = memfd_create("dvs-sim-ufile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -141,9 +141,10 @@ int Ufile::create(uint32_t dev_index, bool devx)
 	UfileHdr *h = hdr_;
 	h->version = kLayoutVersion;
 	h->dev_index = dev_index;
-	h->devx = devx ? 1 : 0;
-	/* mlx5_ib_alloc_ucontext: a DEVX context gets a uid of its own. */
-	h->devx_uid = devx ? 1 + (static_cast<uint32_t>(getpid()) & 0x7fff) : 0;
+	/* Every sim context has DEVX (dv_open_device), and
+	 * mlx5_ib_alloc_ucontext gives a DEVX context a uid of its own. */
+	h->devx = 1;
+	h->devx_uid = 1 + (static_cast<uint32_t>(getpid()) & 0x7fff);
 	h->ino = st.st_ino;
 	h->dev = st.st_dev;
 	h->ctl_off = kCtlOff;

@@ -27,7 +27,7 @@ namespace dvs::sim {
 class Ufile {
 public:
 	/* A new ufile for device simN. Returns 0 or a negative errno. */
-	int create(uint32_t dev_index, bool devx);
+	int create(uint32_t dev_index);
 	/* Map @fd if it is a sim ufile; -EINVAL otherwise. The fd stays the
 	 * caller's either way until take_fd(). */
 	int adopt(int fd);

@@ -135,8 +135,7 @@ struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t si
 
 	if (sc == nullptr)
 		return fail_null<struct mlx5dv_devx_umem>(EOPNOTSUPP);
-	/* MLX5_IB_METHOD_DEVX_UMEM_REG needs a DEVX context. */
-	if (!sc->ufile.hdr()->devx || !access_ok(access))
+	if (!access_ok(access))
 		return fail_null<struct mlx5dv_devx_umem>(EINVAL);
 	int err = pin(addr, size, &npages);
 	if (err != 0)
