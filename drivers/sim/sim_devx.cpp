@@ -188,7 +188,9 @@ int obj_cmd(struct mlx5dv_devx_obj *obj, bool (*is_kind)(const uint8_t *), const
 	Kobj *k = o->ctx->ufile.table().at(o->handle);
 	if (k == nullptr)
 		return fail(ENOENT);
-	if (!is_kind(cmd))
+	/* The kernel's query and modify handlers, as its create: no command
+	 * for another vhca (vhca_tunnel_id). */
+	if (dvshare_prm_get16(cmd, 4) != 0 || !is_kind(cmd))
 		return fail(EINVAL);
 	int rc = get_uid(o->ctx, cmd, &uid);
 	if (rc != 0)

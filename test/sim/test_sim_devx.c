@@ -82,6 +82,14 @@ static void test_command_names_its_object(void)
 	dvshare_prm_virtq_query(in, a.id);
 	CU_ASSERT_EQUAL(G->devx_obj_modify(a.q, in, sizeof(in), out, sizeof(out)), EINVAL);
 	CU_ASSERT_EQUAL(G->devx_obj_query(a.q, in, 4, out, sizeof(out)), EINVAL);
+	/* Its own query and modify, but for another vhca (vhca_tunnel_id):
+	 * the kernel refuses them as it refuses such a create. */
+	dvshare_prm_virtq_query(in, a.id);
+	dvshare_prm_put16(in, 4, 1);
+	CU_ASSERT_EQUAL(G->devx_obj_query(a.q, in, sizeof(in), out, sizeof(out)), EINVAL);
+	dvshare_prm_virtq_modify_state(in, a.id, DVSHARE_PRM_VIRTQ_STATE_ERR);
+	dvshare_prm_put16(in, 4, 1);
+	CU_ASSERT_EQUAL(G->devx_obj_modify(a.q, in, sizeof(in), out, sizeof(out)), EINVAL);
 	/* A PD has no query command; a counter answers only to its id. */
 	CU_ASSERT_EQUAL(query_q(a.pd, a.pd_id, out, sizeof(out)), EINVAL);
 	dvshare_prm_query_flow_counter(in, cid + 1, 0);
