@@ -27,15 +27,20 @@ static int die(const char *what)
 	return 1;
 }
 
-/* Create a DEVX object from PRM command @in, publish it as @name; its id. */
-static uint32_t create(struct dvshare_dev *dev, const char *name, const void *in, size_t len)
+/* Create a DEVX object from PRM command @in and publish it as @name: 0
+ * with its id in *@id (a firmware id may be 0), or -1. */
+static int create(struct dvshare_dev *dev, const char *name, const void *in, size_t len,
+		  uint32_t *id)
 {
 	uint8_t out[DVSHARE_PRM_HDR_SIZE];
 	struct dvshare_obj *o = dvshare_obj_create(dev, name, in, len, out, sizeof(out));
-	uint32_t id = o != NULL ? dvshare_obj_id(o) : 0;
 
+	if (o == NULL)
+		return -1;
+	if (id != NULL)
+		*id = dvshare_obj_id(o);
 	dvshare_obj_release(o); /* the object stays published; we keep no handle */
-	return id;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -71,7 +76,8 @@ int main(int argc, char **argv)
 	q.queue_index = 0;
 	q.queue_size = 256;
 	q.virtio_version_1_0 = vio.virtio_version_1_0;
-	q.pd = create(dev, "pd", in, dvshare_prm_alloc_pd(in));
+	if (create(dev, "pd", in, dvshare_prm_alloc_pd(in), &q.pd) != 0)
+		return die("PD");
 	for (int i = 0; i < 3; i++) {
 		static const char *const names[] = { "rxq0.umem1", "rxq0.umem2", "rxq0.umem3" };
 		uint32_t size = (uint32_t)dvshare_prm_virtq_umem_size(&vio, i, q.queue_size);
@@ -86,11 +92,11 @@ int main(int argc, char **argv)
 		q.umem[i].size = size;
 		dvshare_umem_release(u); /* mem[i] must outlive the UMEM */
 	}
-	if (q.pd == 0 || create(dev, "rxq0", in, dvshare_prm_virtq_create(in, &q)) == 0)
+	if (create(dev, "rxq0", in, dvshare_prm_virtq_create(in, &q), NULL) != 0)
 		return die("VIRTIO_NET_Q");
 
 	/* 3. A flow counter, read by the secondaries through their own context. */
-	if (create(dev, "hits", in, dvshare_prm_alloc_flow_counter(in, 0)) == 0)
+	if (create(dev, "hits", in, dvshare_prm_alloc_flow_counter(in, 0), NULL) != 0)
 		return die("flow counter");
 
 	printf("primary: ready: db, pd, rxq0 (+3 UMEMs), hits published\n");

@@ -284,9 +284,11 @@ static void cmd_hammer_stop(void)
 	      atomic_load(&ham.other), atomic_load(&ham.other_errno));
 }
 
-/* "ok <has VIRTIO_NET_Q> <in-page doorbell offset> <VAR pages>": what a
- * scenario needs of the device, and how the doorbell address is made (the
- * VAR count as mlx5_ib computes it: BAR size over doorbell stride). */
+/* "ok <has VIRTIO_NET_Q> <in-page doorbell offset> <VAR pages> <can
+ * modify>": what a scenario needs of the device, how the doorbell address
+ * is made (the VAR count as mlx5_ib computes it: BAR size over doorbell
+ * stride), and whether a queue's fields may be modified (DPDK's vdpa/mlx5
+ * modifies one only when all three modify caps are set). */
 static void cmd_caps(struct dvshare_dev *d)
 {
 	struct dvshare_prm_hca_caps gen;
@@ -297,9 +299,12 @@ static void cmd_caps(struct dvshare_dev *d)
 
 	if (rc != 0 && rc != -EOPNOTSUPP)
 		return reply("err %d caps", -rc);
-	reply("ok %d %lu %lu", rc == 0, (unsigned long)(vio.doorbell_bar_offset &
-						      (uint64_t)(sysconf(_SC_PAGESIZE) - 1)),
-	      (unsigned long)vars);
+	int modify = rc == 0 && vio.vnet_modify_ext && vio.virtio_net_q_addr_modify &&
+		     vio.virtio_q_index_modify;
+
+	reply("ok %d %lu %lu %d", rc == 0, (unsigned long)(vio.doorbell_bar_offset &
+							 (uint64_t)(sysconf(_SC_PAGESIZE) - 1)),
+	      (unsigned long)vars, modify);
 }
 
 /* "ok <doorbell address - mapping start>" of a VAR in this process. */

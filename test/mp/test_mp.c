@@ -31,6 +31,23 @@ static struct peer *scene_secondary(struct scene *s)
 
 /* Does the device have VIRTIO_NET_Q (and so VAR pages)? Says why not; a
  * device whose caps cannot be read at all fails the test. */
+/* May a queue's fields be modified on the device (its three modify
+ * caps)? Says so when not: the test then leaves the modify out. */
+static int can_modify(struct scene *s, const char *test)
+{
+	int virtq = 0, modify = 0;
+	long off = 0, vars = 0;
+
+	if (sscanf(peer_cmd(&s->prim, "caps %s", dev0), "ok %d %ld %ld %d", &virtq, &off, &vars,
+		   &modify) != 4)
+		return 0;
+	if (!modify)
+		printf("%s: queue modify left out: %s lacks a virtio queue modify cap "
+		       "(vnet_modify_ext, virtio_net_q_addr_modify, virtio_q_index_modify)\n",
+		       test, dev0);
+	return modify;
+}
+
 static int has_virtq(struct scene *s, const char *test)
 {
 	const char *r = peer_cmd(&s->prim, "caps %s", dev0);
@@ -71,7 +88,7 @@ static void test_visible_after_eal_init(void)
 	page = ok_num(peer_cmd(&s.prim, "create %s var db0", dev0));
 	obj = ok_num(peer_cmd(&s.prim, "create %s obj q0 3 256", dev0));
 	umem = ok_num(peer_cmd(&s.prim, "create %s umem m0 0", dev0));
-	CU_ASSERT(page >= 0 && obj > 0 && umem > 0);
+	CU_ASSERT(page >= 0 && obj >= 0 && umem >= 0); /* firmware ids may be 0 */
 	for (int i = 0; i < 3; i++) {
 		struct peer *p = scene_secondary(&s);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -155,7 +172,7 @@ static void test_shared_flow_counter(void)
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "counter"), 0);
 	OK(&s.prim, "open %s", dev0);
 	id = ok_num(peer_cmd(&s.prim, "create %s counter c0", dev0));
-	CU_ASSERT(id > 0);
+	CU_ASSERT(id >= 0); /* a firmware id, 0 included */
 	p = scene_secondary(&s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s obj c0", dev0)), id);
@@ -215,8 +232,13 @@ static void test_late_publish(void)
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s var late0", dev0)), page);
 	CU_ASSERT_STRING_EQUAL(peer_cmd(p, "query %s lateq", dev0), "ok 5 64 0 0");
 	/* The secondary drives the queue it imported late; the primary sees it. */
-	OK(p, "modify %s lateq avail 77", dev0);
-	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s lateq", dev0), "ok 5 64 0 77");
+	int modify = can_modify(&s, __func__);
+	if (!hw) /* the software device has the three caps: the modify must run there */
+		CU_ASSERT_TRUE(modify);
+	if (modify) {
+		OK(p, "modify %s lateq avail 77", dev0);
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s lateq", dev0), "ok 5 64 0 77");
+	}
 	scene_end(&s);
 }
 
@@ -328,14 +350,19 @@ static void test_secondary_exit_keeps_objects(void)
 	if (!hw) /* var; queue and PD; its three UMEMs and m0 */
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 1 2 4");
 	CU_ASSERT_STRING_EQUAL(peer_cmd(b, "query %s q0", dev0), "ok 0 64 0 0");
-	OK(b, "modify %s q0 avail 9", dev0);
+	int modify = can_modify(&s, __func__);
+	if (!hw)
+		CU_ASSERT_TRUE(modify);
+	if (modify)
+		OK(b, "modify %s q0 avail 9", dev0);
 	OK(b, "ring %s db0 0 0 1", dev0);
 	if (!hw) {
 		OK(&s.prim, "engine %s", dev0);
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "poll %s", dev0), "ok 1");
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "kicks %s db0", dev0), "ok 1 0");
 	}
-	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s q0", dev0), "ok 0 64 0 9");
+	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "query %s q0", dev0),
+			       modify ? "ok 0 64 0 9" : "ok 0 64 0 0");
 	/* The primary heard the explicit detach. */
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "events"), "ok 0 2 1", 8), 0);
 	scene_end(&s);
@@ -443,7 +470,7 @@ static void test_adopt_and_publish(void)
 	OK(&s.prim, "adopt sim2");
 	page = ok_num(peer_cmd(&s.prim, "publish sim2 var own-db"));
 	obj = ok_num(peer_cmd(&s.prim, "publish sim2 obj own-c"));
-	CU_ASSERT(page >= 0 && obj > 0);
+	CU_ASSERT(page >= 0 && obj >= 0); /* firmware ids may be 0 */
 	/* A duplicate name is refused and the object stays the caller's. */
 	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "publish sim2 var own-db")));
 	CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats sim2"), "ok 1 1 0");
