@@ -38,7 +38,7 @@ extern "C" {
  * purpose, as on a 64 KiB-page host: every doorbell written through
  * dvshare then proves it adds the offset.
  */
-#define DVS_SIM_DOORBELL_BAR_OFFSET 0x1800ull
+#define DVS_SIM_DOORBELL_BAR_OFFSET 0x800ull
 #define DVS_SIM_DB_OFFSET (DVS_SIM_DOORBELL_BAR_OFFSET & (DVS_SIM_PAGE_SIZE - 1))
 #define DVS_SIM_LOG_DB_STRIDE 12u    /**< one VAR page per doorbell */
 #define DVS_SIM_MAX_VIRTQ 256u       /**< max_num_virtio_queues */

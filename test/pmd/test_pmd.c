@@ -108,7 +108,7 @@ static void test_cmdfile_primary_and_secondary(void)
 	l = find_line(o.out, "caps sim0: vhca_id", buf, sizeof(buf));
 	CU_ASSERT(l != NULL && strstr(l, "virtio_net_q=yes") != NULL);
 	l = find_line(o.out, "caps sim0: doorbell_bar_offset", buf, sizeof(buf));
-	CU_ASSERT(l != NULL && strstr(l, "doorbell_bar_offset=0x1800") != NULL);
+	CU_ASSERT(l != NULL && strstr(l, "doorbell_bar_offset=0x800") != NULL);
 	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "meta q0: queue=3", buf, sizeof(buf)));
 	l = find_line(o.out, "stats:", buf, sizeof(buf));
 	CU_ASSERT(l != NULL && strstr(l, "attach_status=1 devices=1") != NULL);

@@ -36,6 +36,10 @@ static void test_caps(void)
 	CU_ASSERT_EQUAL_FATAL(caps(ctx, DVSHARE_PRM_CAP_VIRTIO_EMULATION, sizeof(cap_out)), 0);
 	dvshare_prm_virtio_caps_parse(cap_out, &v);
 	CU_ASSERT_EQUAL(v.doorbell_bar_offset, DVS_SIM_DOORBELL_BAR_OFFSET);
+	/* A VAR's doorbell lies in its own stride window, and off its start
+	 * (the in-page offset every doorbell must add). */
+	CU_ASSERT(v.doorbell_bar_offset + 4 <= (1ull << v.log_doorbell_stride));
+	CU_ASSERT(v.doorbell_bar_offset % 4 == 0 && v.doorbell_bar_offset != 0);
 	CU_ASSERT_NOT_EQUAL(v.doorbell_bar_offset & (DVS_SIM_PAGE_SIZE - 1), 0u);
 	CU_ASSERT_EQUAL(v.log_doorbell_stride, 12);
 	CU_ASSERT_EQUAL((1u << v.log_doorbell_bar_size) * 4096u >> v.log_doorbell_stride,
