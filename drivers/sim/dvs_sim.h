@@ -42,6 +42,7 @@ extern "C" {
 #define DVS_SIM_DB_OFFSET (DVS_SIM_DOORBELL_BAR_OFFSET & (DVS_SIM_PAGE_SIZE - 1))
 #define DVS_SIM_LOG_DB_STRIDE 12u    /**< one VAR page per doorbell */
 #define DVS_SIM_MAX_VIRTQ 256u       /**< max_num_virtio_queues */
+#define DVS_SIM_FREEZE_TO_RDY 0      /**< freeze_to_rdy_supported: SUSPEND -> RDY refused */
 #define DVS_SIM_MAX_QUEUE_SIZE 32768u
 #define DVS_SIM_UMEM_A0 128u         /**< umem_1_buffer_param_a */
 #define DVS_SIM_UMEM_B0 4096u        /**< umem_1_buffer_param_b */

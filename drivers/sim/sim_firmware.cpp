@@ -39,6 +39,7 @@ void put_virtio_caps(uint8_t *cap)
 	dvshare_prm_put8(cap, DVSHARE_PRM_VCAP_DB_BAR, 0xe0 | 12);
 	dvshare_prm_put64(cap, DVSHARE_PRM_VCAP_DB_BAR_OFFSET, DVS_SIM_DOORBELL_BAR_OFFSET);
 	dvshare_prm_put24(cap, DVSHARE_PRM_VCAP_MAX_QUEUES, DVS_SIM_MAX_VIRTQ);
+	dvshare_prm_put8(cap, DVSHARE_PRM_VCAP_FREEZE, DVS_SIM_FREEZE_TO_RDY << 3);
 	for (int i = 0; i < 3; i++) {
 		dvshare_prm_put32(cap, DVSHARE_PRM_VCAP_UMEM_PARAMS + 8 * i, umem[i][0]);
 		dvshare_prm_put32(cap, DVSHARE_PRM_VCAP_UMEM_PARAMS + 8 * i + 4, umem[i][1]);

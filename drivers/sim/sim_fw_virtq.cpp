@@ -69,13 +69,18 @@ bool umems_fit(const Ufile &u, const dvshare_prm_virtq &q, Kobj *umem[3])
 	return true;
 }
 
+/* INIT -> RDY -> SUSPEND, anything -> ERR. SUSPEND -> RDY only on a
+ * device with freeze_to_rdy_supported (the kernel's mlx5_vdpa resumes a
+ * queue only then; DPDK's vdpa never does, it makes the queue again),
+ * which the sim does not report. */
 bool transition_ok(uint8_t from, uint8_t to)
 {
 	if (to == DVSHARE_PRM_VIRTQ_STATE_ERR || from == to)
 		return true;
 	return (from == DVSHARE_PRM_VIRTQ_STATE_INIT && to == DVSHARE_PRM_VIRTQ_STATE_RDY) ||
 	       (from == DVSHARE_PRM_VIRTQ_STATE_RDY && to == DVSHARE_PRM_VIRTQ_STATE_SUSPEND) ||
-	       (from == DVSHARE_PRM_VIRTQ_STATE_SUSPEND && to == DVSHARE_PRM_VIRTQ_STATE_RDY);
+	       (from == DVSHARE_PRM_VIRTQ_STATE_SUSPEND && to == DVSHARE_PRM_VIRTQ_STATE_RDY &&
+		DVS_SIM_FREEZE_TO_RDY);
 }
 
 /* Copy the bytes [@off, @off + @len) of the command into the object. */

@@ -413,6 +413,7 @@ enum dvshare_prm_cap_virtio_off {
 	DVSHARE_PRM_VCAP_DB_BAR = 7,         /**< bits 7..5 modify caps, 4:0 log bar size */
 	DVSHARE_PRM_VCAP_DB_BAR_OFFSET = 8,  /**< u64 */
 	DVSHARE_PRM_VCAP_MAX_QUEUES = 17,    /**< 24 bits */
+	DVSHARE_PRM_VCAP_FREEZE = 26,        /**< bit 3: freeze_to_rdy_supported */
 	DVSHARE_PRM_VCAP_UMEM_PARAMS = 32,   /**< u32 a, u32 b for UMEM 1, 2, 3 */
 };
 
@@ -491,6 +492,9 @@ struct dvshare_prm_virtio_caps {
 		uint32_t a;            /**< bytes per queue entry */
 		uint32_t b;            /**< fixed bytes */
 	} umem[3];                     /**< UMEM N+1 size = a * queue_size + b */
+	uint8_t freeze_to_rdy_supported; /**< 1: a SUSPEND queue may go back to RDY
+					      (else it is destroyed and made again,
+					      as DPDK's vdpa driver always does) */
 };
 
 /**
@@ -517,6 +521,7 @@ static inline void dvshare_prm_virtio_caps_parse(const void *out,
 	c->log_doorbell_bar_size = bar & 0x1f;
 	c->doorbell_bar_offset = dvshare_prm_get64(cap, DVSHARE_PRM_VCAP_DB_BAR_OFFSET);
 	c->max_num_virtio_queues = dvshare_prm_get24(cap, DVSHARE_PRM_VCAP_MAX_QUEUES);
+	c->freeze_to_rdy_supported = (dvshare_prm_get8(cap, DVSHARE_PRM_VCAP_FREEZE) >> 3) & 1;
 	for (int i = 0; i < 3; i++) {
 		c->umem[i].a = dvshare_prm_get32(cap, DVSHARE_PRM_VCAP_UMEM_PARAMS + 8 * i);
 		c->umem[i].b = dvshare_prm_get32(cap, DVSHARE_PRM_VCAP_UMEM_PARAMS + 8 * i + 4);

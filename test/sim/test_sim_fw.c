@@ -45,6 +45,7 @@ static void test_caps(void)
 	CU_ASSERT_EQUAL((1u << v.log_doorbell_bar_size) * 4096u >> v.log_doorbell_stride,
 			DVS_SIM_VAR_PAGES);
 	CU_ASSERT_EQUAL(v.max_num_virtio_queues, DVS_SIM_MAX_VIRTQ);
+	CU_ASSERT_EQUAL(v.freeze_to_rdy_supported, DVS_SIM_FREEZE_TO_RDY);
 	CU_ASSERT_EQUAL(v.queue_types, 1u << DVSHARE_PRM_VIRTQ_TYPE_SPLIT);
 	CU_ASSERT_EQUAL(v.event_modes, 1u << DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX);
 	CU_ASSERT_TRUE(v.vnet_modify_ext && v.virtio_net_q_addr_modify && v.virtio_q_index_modify);
@@ -256,9 +257,10 @@ static int set_state(struct sim_q *q, uint8_t state, uint8_t *out)
 	return modify(q, DVSHARE_PRM_VIRTQ_MODIFY_STATE, &w, out);
 }
 
-/* INIT -> RDY <-> SUSPEND, anything -> ERR; RDY needs the guest-memory
- * mkey (sim: non-zero, it models no MKEY objects); a running queue changes
- * its state only. */
+/* INIT -> RDY -> SUSPEND, anything -> ERR; SUSPEND -> RDY only where the
+ * caps say freeze_to_rdy_supported (the sim's do not); RDY needs the
+ * guest-memory mkey (sim: non-zero, it models no MKEY objects); a running
+ * queue changes its state only. */
 static void test_virtq_state_machine(void)
 {
 	uint8_t out[DVSHARE_PRM_HDR_SIZE];
@@ -284,7 +286,8 @@ static void test_virtq_state_machine(void)
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_SUSPEND, out), 0);
 	w.hw_used_index = 2;
 	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_HW_USED_INDEX, &w, out), 0);
-	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out), 0);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out),
+			DVS_SIM_FREEZE_TO_RDY ? 0 : EREMOTEIO);
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_INIT, out), EREMOTEIO);
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_ERR, out), 0);
 	{

@@ -238,6 +238,7 @@ static void test_caps(void)
 	set_bits(cap, 0x3b, 5, 10);
 	set_bits(cap, 0x40, 64, 0x123456789abull);
 	set_bits(cap, 0x88, 24, 256);
+	set_bits(cap, 0xd3, 1, 1); /* desc_group_mkey_supported, its neighbour */
 	for (unsigned int i = 0; i < 3; i++) {
 		set_bits(cap, 0x100 + 0x40 * i, 32, 10 + i);
 		set_bits(cap, 0x120 + 0x40 * i, 32, 100 + i);
@@ -253,6 +254,10 @@ static void test_caps(void)
 	CU_ASSERT_EQUAL(v.log_doorbell_bar_size, 10);
 	CU_ASSERT_EQUAL(v.doorbell_bar_offset, 0x123456789abull);
 	CU_ASSERT_EQUAL(v.max_num_virtio_queues, 256u);
+	CU_ASSERT_EQUAL(v.freeze_to_rdy_supported, 0);
+	set_bits(cap, 0xd4, 1, 1); /* freeze_to_rdy_supported (Linux mlx5_ifc.h) */
+	dvshare_prm_virtio_caps_parse(out, &v);
+	CU_ASSERT_EQUAL(v.freeze_to_rdy_supported, 1);
 	for (unsigned int i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(v.umem[i].a, 10u + i);
 		CU_ASSERT_EQUAL(v.umem[i].b, 100u + i);
