@@ -342,7 +342,6 @@ static int register_tests(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	char cmd[160];
 	int rc;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -355,9 +354,7 @@ static int run(int argc, char **argv)
 	if (dvshare_dev_close(dev) != 0)
 		rc = 1;
 	rte_eal_cleanup();
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/%s", prefix);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_api: cannot remove /var/run/dpdk/%s\n", prefix);
+	dvs_remove_runtime_dir("test_api", prefix);
 	return rc;
 }
 

@@ -72,7 +72,6 @@ static int register_tests(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	char cmd[160];
 	int rc;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -82,8 +81,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rc = dvs_cunit_run("test_eal_lifetime");
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/%s", prefix);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_eal_lifetime: cannot remove /var/run/dpdk/%s\n", prefix);
+	dvs_remove_runtime_dir("test_eal_lifetime", prefix);
 	return rc;
 }

@@ -135,13 +135,12 @@ static void in_process(void (*fn)(void))
 
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
-		char cmd[96];
+		char prefix[32];
 
 		fn();
 		rte_eal_cleanup();
-		snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/dvs-rc-%d", (int)getpid());
-		if (system(cmd) != 0)
-			fprintf(stderr, "  cannot remove /var/run/dpdk/dvs-rc-%d\n", (int)getpid());
+		snprintf(prefix, sizeof(prefix), "dvs-rc-%d", (int)getpid());
+		dvs_remove_runtime_dir("test_rdma_core", prefix);
 		exit(child_failed ? 1 : 0);
 	}
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);

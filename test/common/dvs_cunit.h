@@ -58,6 +58,17 @@ static inline int dvs_cunit_run(const char *prog)
 	return failed != 0 || asserts_failed != 0 ? 1 : 0;
 }
 
+/* Remove the EAL runtime directory a test's DPDK run left for @prefix
+ * (a test removes its files afterwards); says so if it cannot. */
+static inline void dvs_remove_runtime_dir(const char *prog, const char *prefix)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/%s", prefix);
+	if (system(cmd) != 0)
+		fprintf(stderr, "%s: cannot remove /var/run/dpdk/%s\n", prog, prefix);
+}
+
 /* main() body for a program with suites registered by @register_fn. */
 #define DVS_CUNIT_MAIN(prog, register_fn)                                  \
 	int main(int argc, char **argv)                                    \
