@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The one-command demo: a primary shares sim0 (the software mlx5 device)
 # with its engine on a service core: two VAR doorbell pages, two
-# VIRTIO_NET_Q objects (each on the device's PD with three UMEMs sized from
-# the device's caps) and a flow counter. Two secondaries import them all
+# VIRTIO_NET_Q objects (each on the device's PD and TIS, with three UMEMs
+# sized from the device's caps and its own counters, as DPDK's vdpa driver
+# builds one) and a flow counter. Two secondaries import them all
 # during EAL init, kick their queue through the doorbell, move the queue's
 # available index, and one reads the shared flow counter; then a table of
 # what each process did and what the device saw. Exits non-zero if
@@ -84,7 +85,7 @@ counter=$(grep "^query rx0:" "$work/B.log") || fail "secondary B could not read 
 echo
 echo "dvshare demo on sim0 (software mlx5 device), file prefix $prefix"
 printf '%-16s %-56s %s\n' "process" "did" "device saw"
-printf '%-16s %-56s %s\n' "primary" "pid $(sed -n 's/^ready primary pid=\([0-9]*\).*/\1/p' "$work/primary.log"): 2 VARs, 2 VIRTIO_NET_Qs (PD, 6 UMEMs), 1 counter" "engine on service lcore 1"
+printf '%-16s %-56s %s\n' "primary" "pid $(sed -n 's/^ready primary pid=\([0-9]*\).*/\1/p' "$work/primary.log"): 2 VARs, 2 VIRTIO_NET_Qs (+PD, TIS, 6 UMEMs), 1 flow counter" "engine on service lcore 1"
 row A db0 0 q0
 row B db1 1 q1
 printf '%-16s %-56s %s\n' "secondary B" "read flow counter rx0 through its own context" \

@@ -125,17 +125,51 @@ static int create(struct dvshare_dev *dev, const char *name, const void *in, siz
 	return 0;
 }
 
+
+/* True, and its id in *id, when object @name is published. */
+static int published(struct dvshare_dev *dev, const char *name, uint32_t *id)
+{
+	struct dvshare_obj *o = dvshare_obj_lookup(dev, name);
+
+	if (o == NULL)
+		return 0;
+	if (id != NULL)
+		*id = dvshare_obj_id(o);
+	dvshare_obj_release(o);
+	return 1;
+}
+
+/* The id of published object @name, or create it from @in. */
+static int shared_obj(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
+		      uint32_t *id)
+{
+	return published(dev, name, id) ? 0 : create(dev, name, in, inlen, id, NULL, NULL);
+}
+
 int app_pd(struct dvshare_dev *dev, uint32_t *pd)
 {
 	uint8_t in[DVSHARE_PRM_HDR_SIZE];
-	struct dvshare_obj *o = dvshare_obj_lookup(dev, APP_PD_NAME);
 
-	if (o != NULL) {
-		*pd = dvshare_obj_id(o);
-		dvshare_obj_release(o);
+	return shared_obj(dev, APP_PD_NAME, in, dvshare_prm_alloc_pd(in), pd);
+}
+
+int app_tis(struct dvshare_dev *dev, uint32_t *tisn)
+{
+	uint8_t in[DVSHARE_PRM_CREATE_TIS_SIZE];
+	uint32_t td;
+
+	if (published(dev, APP_TIS_NAME, tisn))
 		return 0;
-	}
-	return create(dev, APP_PD_NAME, in, dvshare_prm_alloc_pd(in), pd, NULL, NULL);
+	int rc = shared_obj(dev, APP_TD_NAME, in, dvshare_prm_alloc_td(in), &td);
+	/* Port affinity 1, as DPDK's vdpa driver gives its first TIS. */
+	return rc != 0 ? rc : shared_obj(dev, APP_TIS_NAME, in, dvshare_prm_create_tis(in, td, 1), tisn);
+}
+
+int app_virtq_event_mode(const struct dvshare_prm_virtio_caps *vio)
+{
+	return (vio->event_modes >> DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX) & 1
+		       ? DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX
+		       : -EOPNOTSUPP;
 }
 
 int app_counter_create(struct dvshare_dev *dev, const char *name, uint32_t *id)
@@ -183,6 +217,14 @@ int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint3
 	return 0;
 }
 
+/* The queue's own counters, as *id: 0, or a negative errno. */
+static int virtq_counters(struct dvshare_dev *dev, const char *cname, uint32_t *id)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_COUNTERS_SIZE];
+
+	return create(dev, cname, in, dvshare_prm_virtq_counters_create(in), id, NULL, NULL);
+}
+
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome)
 {
@@ -190,23 +232,36 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 	struct dvshare_prm_hca_caps gen;
 	struct dvshare_prm_virtio_caps vio;
 	struct dvshare_prm_virtq q;
-	char uname[DVSHARE_NAME_MAX];
+	char uname[DVSHARE_NAME_MAX], cname[DVSHARE_NAME_MAX];
 	int rc;
 
 	/* Every name the queue needs must fit before anything is made. */
-	if (name == NULL || strlen(name) + sizeof(".umem1") > sizeof(uname))
+	if (name == NULL || strlen(name) + sizeof(APP_COUNTERS_SUFFIX) > sizeof(cname))
 		return name == NULL ? -EINVAL : -ENAMETOOLONG;
 	rc = app_caps(dev, &gen, &vio);
 	if (rc != 0)
 		return rc;
+	if (!((vio.queue_types >> DVSHARE_PRM_VIRTQ_TYPE_SPLIT) & 1))
+		return -EOPNOTSUPP;
 	memset(&q, 0, sizeof(q));
 	q.queue_index = queue_index;
 	q.queue_size = queue_size;
 	q.state = DVSHARE_PRM_VIRTQ_STATE_INIT;
 	q.virtio_q_type = DVSHARE_PRM_VIRTQ_TYPE_SPLIT;
-	q.event_mode = DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX;
 	q.virtio_version_1_0 = vio.virtio_version_1_0;
+	rc = app_virtq_event_mode(&vio);
+	if (rc < 0)
+		return rc;
+	q.event_mode = (uint8_t)rc;
 	rc = app_pd(dev, &q.pd);
+	if (rc == 0)
+		rc = app_tis(dev, &q.tisn_or_qpn);
+	snprintf(cname, sizeof(cname), "%s" APP_COUNTERS_SUFFIX, name);
+	/* DPDK gives each queue its own counters when the device has them. */
+	const int counters = dvshare_prm_hca_has_obj(&gen, DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS);
+	if (rc == 0 && counters)
+		rc = virtq_counters(dev, cname, &q.counter_set_id);
+	const int counters_made = rc == 0 && counters;
 	/* @made counts the UMEMs this call registered, the only ones to undo:
 	 * one that failed (EEXIST: a duplicate name) is someone else's. */
 	unsigned int made = 0;
@@ -229,6 +284,8 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 			snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
 			app_destroy(dev, uname, 1000);
 		}
+		if (counters_made)
+			app_destroy(dev, cname, 1000);
 	}
 	return rc;
 }
@@ -242,6 +299,10 @@ int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int ti
 		snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
 		rc = app_destroy(dev, uname, timeout_ms);
 	}
+	/* The counters exist only on a device that offers them. */
+	snprintf(uname, sizeof(uname), "%s" APP_COUNTERS_SUFFIX, name);
+	if (rc == 0 && published(dev, uname, NULL))
+		rc = app_destroy(dev, uname, timeout_ms);
 	return rc;
 }
 

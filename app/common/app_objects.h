@@ -14,8 +14,13 @@
 #include "dvshare.h"
 #include "dvshare_prm.h"
 
-/* Name of the PD the helpers below share per device ("pd"). */
+/* Names of the PD, transport domain and TIS the helpers below share per
+ * device, as DPDK's vdpa driver makes one of each per device. */
 #define APP_PD_NAME "pd"
+#define APP_TD_NAME "td"
+#define APP_TIS_NAME "tis"
+/* Suffix of a queue's own VIRTIO_Q_COUNTERS object: <queue>.counters. */
+#define APP_COUNTERS_SUFFIX ".counters"
 
 /*
  * Read the general and virtio emulation caps through dvshare_dev_general_cmd
@@ -30,6 +35,19 @@ int app_caps(struct dvshare_dev *dev, struct dvshare_prm_hca_caps *gen,
  * use (primary). 0 and *pd, or a negative errno. */
 int app_pd(struct dvshare_dev *dev, uint32_t *pd);
 
+/* The device's shared TIS (APP_TIS_NAME) on its transport domain
+ * (APP_TD_NAME), each created and published on first use (primary).
+ * 0 and *tisn, or a negative errno. */
+int app_tis(struct dvshare_dev *dev, uint32_t *tisn);
+
+/*
+ * The event mode app_virtq_create() gives a queue on a device with @vio:
+ * NO_MSIX (the application polls), the one DPDK's vdpa driver picks for
+ * a polled queue when the caps offer it. -EOPNOTSUPP when they do not:
+ * QP mode needs an event QP and CQ, which these helpers do not build.
+ */
+int app_virtq_event_mode(const struct dvshare_prm_virtio_caps *vio);
+
 /* Create and publish a flow counter named @name on the device's PD
  * (primary). 0 and *id, or a negative errno. */
 int app_counter_create(struct dvshare_dev *dev, const char *name, uint32_t *id);
@@ -40,11 +58,13 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
 
 /*
  * Create and publish a VIRTIO_NET_Q named @name, as DPDK's vdpa driver
- * prepares one: on the device's PD, with three UMEMs named <name>.umem1..3
- * of the sizes the caps ask for, in state INIT, split ring, no MSI-X, no
- * mkey yet (primary). The UMEMs' memory is kept as app_umem_reg() keeps
- * it. 0 and *obj_id, or a negative errno; on a device failure
- * *status / *syndrome (may be NULL) say why.
+ * prepares one (mlx5_vdpa_virtq_sub_objs_prepare): on the device's PD and
+ * TIS, with three UMEMs named <name>.umem1..3 of the sizes the caps ask
+ * for, its own VIRTIO_Q_COUNTERS <name>.counters when the general caps
+ * offer the type, in state INIT, split ring, the event mode of
+ * app_virtq_event_mode(), no mkey yet (primary). The UMEMs' memory is
+ * kept as app_umem_reg() keeps it. 0 and *obj_id, or a negative errno;
+ * on a device failure *status / *syndrome (may be NULL) say why.
  */
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome);
@@ -61,7 +81,8 @@ int app_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_
 /* dvshare_dev_close(), then free the memory of the device's UMEMs. */
 int app_dev_close(struct dvshare_dev *dev);
 
-/* Destroy a queue made by app_virtq_create(), then its UMEMs (primary). */
+/* Destroy a queue made by app_virtq_create(), then its UMEMs and counters
+ * (primary). */
 int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
 
 /* Query a VIRTIO_NET_Q through this process's context. 0 or a negative errno. */

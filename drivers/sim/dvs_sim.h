@@ -81,6 +81,9 @@ enum dvs_sim_syndrome {
 	DVS_SIM_SYND_IN_USE = 0x5d00000d,         /**< RESOURCE_BUSY: still referenced */
 	DVS_SIM_SYND_NO_MKEY = 0x5d00000e,        /**< BAD_PARAM: RDY without virtio_q_mkey */
 	DVS_SIM_SYND_BAD_CAP = 0x5d00000f,        /**< BAD_PARAM: capability type not modelled */
+	DVS_SIM_SYND_BAD_TD = 0x5d000010,         /**< BAD_PARAM: no such transport domain */
+	DVS_SIM_SYND_BAD_TIS = 0x5d000011,        /**< BAD_PARAM: queue's tisn_or_qpn names no TIS */
+	DVS_SIM_SYND_BAD_COUNTERS = 0x5d000012,   /**< BAD_PARAM: counter_set_id names no counters */
 };
 
 /** The sim's call table (always complete). */

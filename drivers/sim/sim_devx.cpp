@@ -107,6 +107,9 @@ uint64_t cmd_enc_id(const uint8_t *in)
 			      dvshare_prm_get32(in, 8));
 	case DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER:
 		return enc_id(DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, 0, dvshare_prm_get32(in, 28));
+	case DVSHARE_PRM_CMD_QUERY_TIS:
+	case 0x0913: /* MODIFY_TIS */
+		return enc_id(DVSHARE_PRM_CMD_CREATE_TIS, 0, dvshare_prm_get24(in, 9));
 	default:
 		return UINT64_MAX;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Firmware commands: dispatch, QUERY_HCA_CAP, ALLOC_PD and the flow
- * counter. Layouts: dvshare_prm.h (DPDK's mlx5_prm.h mlx5_ifc_*_bits).
+ * counter (the queue's own objects: sim_fw_virtq.cpp, sim_fw_transport.cpp). Layouts: dvshare_prm.h (DPDK's mlx5_prm.h mlx5_ifc_*_bits).
  */
 #include "sim_firmware.h"
 
@@ -20,7 +20,8 @@ void put_general_caps(const Ufile &u, uint8_t *cap)
 	dvshare_prm_put8(cap, DVSHARE_PRM_CAP_LOG_MAX_PD, DVS_SIM_LOG_MAX_PD);
 	/* No bulk counters: flow_counter_bulk_alloc and its log stay 0. */
 	dvshare_prm_put64(cap, DVSHARE_PRM_CAP_GENERAL_OBJ_TYPES,
-			  1ull << DVSHARE_PRM_OBJ_VIRTIO_NET_Q);
+			  1ull << DVSHARE_PRM_OBJ_VIRTIO_NET_Q |
+				  1ull << DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS);
 }
 
 /* The virtio emulation capability: what sim_fw_virtq.cpp implements. */
@@ -107,21 +108,11 @@ FwStatus query_flow_counter(Kobj &k, const FwCmd &c)
 	return {};
 }
 
-void drop_pd_ref(const Ufile &u, uint32_t pd)
-{
-	Kobj *p = pd != 0 ? find_pd(u, pd) : nullptr;
-
-	if (p != nullptr && p->users > 0)
-		p->users--;
-}
-
 } // namespace
 
 Kobj *find_pd(const Ufile &u, uint32_t pd)
 {
-	Kobj *k = u.table().by_id(pd, KobjType::DevxObj);
-
-	return k != nullptr && k->create_op == DVSHARE_PRM_CMD_ALLOC_PD ? k : nullptr;
+	return find_devx(u, pd, DVSHARE_PRM_CMD_ALLOC_PD, 0);
 }
 
 void fw_reply(const FwCmd &c, FwStatus s)
@@ -142,12 +133,20 @@ FwStatus fw_create(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c)
 		return alloc_pd(u, handle, k, c);
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
 		return alloc_flow_counter(u, handle, k, c);
+	case DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN:
+		return alloc_td(u, handle, k, c);
+	case DVSHARE_PRM_CMD_CREATE_TIS:
+		return create_tis(u, handle, k, c);
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT: {
 		k.obj_type = dvshare_prm_get16(c.in, 6);
 		k.log_obj_range = dvshare_prm_get8(c.in, 12) & 0x1f;
-		if (k.obj_type != DVSHARE_PRM_OBJ_VIRTIO_NET_Q)
+		FwStatus s;
+		if (k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q)
+			s = virtq_create(u, k, c);
+		else if (k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS)
+			s = virtq_counters_create(c);
+		else
 			return fw_error(DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_OBJ_TYPE);
-		FwStatus s = virtq_create(u, k, c);
 		if (s.ok()) {
 			k.id = u.table().make_id(handle, false);
 			dvshare_prm_put32(c.out, 8, k.id);
@@ -167,8 +166,11 @@ FwStatus fw_query(const Ufile &, Kobj &k, const FwCmd &c)
 	switch (k.create_op) {
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
 		return query_flow_counter(k, c);
+	case DVSHARE_PRM_CMD_CREATE_TIS:
+		return query_tis(k, c);
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
-		return virtq_query(k, c);
+		return k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q ? virtq_query(k, c)
+								   : virtq_counters_query(c);
 	default:
 		return fw_error(DVSHARE_PRM_STATUS_BAD_OP, DVS_SIM_SYND_BAD_OPCODE);
 	}
@@ -178,25 +180,28 @@ FwStatus fw_modify(const Ufile &, Kobj &k, const FwCmd &c)
 {
 	if (c.outlen < DVSHARE_PRM_HDR_SIZE)
 		return fw_error(DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN, DVS_SIM_SYND_OUTPUT_LEN);
-	if (k.create_op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT)
+	if (k.create_op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT &&
+	    k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q)
 		return virtq_modify(k, c);
 	return fw_error(DVSHARE_PRM_STATUS_BAD_OP, DVS_SIM_SYND_BAD_OPCODE);
 }
 
 FwStatus fw_destroy(const Ufile &u, Kobj &k)
 {
+	/* The sim's firmware keeps an object that a live one still names
+	 * (a PD, domain, TIS, counters or UMEM): doc/sim.md. */
+	if (k.users != 0)
+		return fw_error(DVSHARE_PRM_STATUS_RESOURCE_BUSY, DVS_SIM_SYND_IN_USE);
 	switch (k.create_op) {
-	case DVSHARE_PRM_CMD_ALLOC_PD:
-		/* Firmware keeps a PD that a queue or counter still names. */
-		if (k.users != 0)
-			return fw_error(DVSHARE_PRM_STATUS_RESOURCE_BUSY, DVS_SIM_SYND_IN_USE);
-		return {};
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
-		drop_pd_ref(u, k.ref_pd);
+		drop_ref(u, k.ref_pd, DVSHARE_PRM_CMD_ALLOC_PD, 0);
+		return {};
+	case DVSHARE_PRM_CMD_CREATE_TIS:
+		drop_ref(u, k.ref_td, DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN, 0);
 		return {};
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
-		virtq_release(u, k);
-		drop_pd_ref(u, k.ref_pd);
+		if (k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q)
+			virtq_release(u, k);
 		return {};
 	default:
 		return {};

@@ -6,7 +6,8 @@
  * kernel layer turns a status other than OK into errno EREMOTEIO (or,
  * for the destroy commands the kernel issues itself, into the errno
  * mlx5_cmd_exec would give). Objects modelled: PD, flow counter,
- * VIRTIO_NET_Q; device command: QUERY_HCA_CAP. Callers hold the ufile lock.
+ * transport domain, TIS, VIRTIO_NET_Q and VIRTIO_Q_COUNTERS; device
+ * command: QUERY_HCA_CAP. Callers hold the ufile lock.
  */
 #ifndef DVS_SIM_FIRMWARE_H
 #define DVS_SIM_FIRMWARE_H
@@ -57,11 +58,23 @@ void fw_reply(const FwCmd &c, FwStatus s);
 FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c);
 FwStatus virtq_query(Kobj &k, const FwCmd &c);
 FwStatus virtq_modify(Kobj &k, const FwCmd &c);
-/* Drop the UMEM references of a queue being destroyed. */
+/* Drop the references of a queue being destroyed (UMEMs, PD, TIS, counters). */
 void virtq_release(const Ufile &u, Kobj &k);
 
 /* A live PD with id @pd, or nullptr. */
 Kobj *find_pd(const Ufile &u, uint32_t pd);
+/* A live DEVX object with firmware id @id made by @create_op (and, for a
+ * general object, of @obj_type), or nullptr. */
+Kobj *find_devx(const Ufile &u, uint32_t id, uint16_t create_op, uint16_t obj_type);
+/* Drop one firmware reference to that object (@id 0: none). */
+void drop_ref(const Ufile &u, uint32_t id, uint16_t create_op, uint16_t obj_type);
+
+/* Transport domain, TIS and queue counters, in sim_fw_transport.cpp. */
+FwStatus alloc_td(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);
+FwStatus create_tis(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);
+FwStatus query_tis(Kobj &k, const FwCmd &c);
+FwStatus virtq_counters_create(const FwCmd &c);
+FwStatus virtq_counters_query(const FwCmd &c);
 
 } // namespace dvs::sim
 

@@ -3,7 +3,8 @@
  * The VIRTIO_NET_Q general object (obj_type 0x000d): create, query and
  * modify with the layouts of DPDK's mlx5_prm.h (create_virtq_in,
  * virtio_net_q, virtio_q) and the checks DPDK's mlx5_devx_cmd_create_virtq
- * shows the device makes: a valid pd, three UMEMs each holding
+ * shows the device makes: a valid pd, a TIS (and the queue's counters
+ * when it names them), three UMEMs each holding
  * umem_N_buffer_param_a * queue_size + umem_N_buffer_param_b bytes, a
  * power-of-two queue size, an index below max_num_virtio_queues, and only
  * the features the virtio emulation caps offer. The object keeps the
@@ -112,10 +113,27 @@ FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c)
 		return bad_param(DVS_SIM_SYND_BAD_PD);
 	if (!umems_fit(u, q, umem))
 		return bad_param(DVS_SIM_SYND_BAD_UMEM);
+	/* Both drivers give every queue a TIS (NO_MSIX: tisn_or_qpn is the
+	 * TIS) and, when offered, its own counters. */
+	Kobj *tis = find_devx(u, q.tisn_or_qpn, DVSHARE_PRM_CMD_CREATE_TIS, 0);
+	if (tis == nullptr)
+		return bad_param(DVS_SIM_SYND_BAD_TIS);
+	Kobj *counters = nullptr;
+	if (q.counter_set_id != 0) {
+		counters = find_devx(u, q.counter_set_id, DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT,
+				     DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS);
+		if (counters == nullptr)
+			return bad_param(DVS_SIM_SYND_BAD_COUNTERS);
+	}
 	memcpy(k.ctx, c.in + kCtxOff, sizeof(k.ctx));
 	memset(k.ctx, 0, 8); /* modify_field_select is not state */
 	pd->users++;
 	k.ref_pd = q.pd;
+	tis->users++;
+	k.ref_tis = q.tisn_or_qpn;
+	if (counters != nullptr)
+		counters->users++;
+	k.ref_counters = q.counter_set_id;
 	for (int i = 0; i < 3; i++) {
 		umem[i]->users++;
 		k.ref_umem[i] = q.umem[i].id;
@@ -183,6 +201,10 @@ void virtq_release(const Ufile &u, Kobj &k)
 		if (m != nullptr && m->users > 0)
 			m->users--;
 	}
+	drop_ref(u, k.ref_pd, DVSHARE_PRM_CMD_ALLOC_PD, 0);
+	drop_ref(u, k.ref_tis, DVSHARE_PRM_CMD_CREATE_TIS, 0);
+	drop_ref(u, k.ref_counters, DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT,
+		 DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS);
 }
 
 } // namespace dvs::sim

@@ -27,7 +27,7 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 3;
+constexpr uint32_t kLayoutVersion = 4;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
@@ -68,17 +68,20 @@ struct Kobj {
 	uint16_t uid;           /* DEVX uid the kernel stamped into the command */
 	uint8_t log_obj_range;
 	uint8_t reserved0;
-	uint32_t users;         /* firmware references (a PD or UMEM in use) */
+	uint32_t users;         /* firmware references (a PD, TD, TIS, counters or UMEM in use) */
 	int32_t owner_pid;      /* process that created it (diagnostics) */
 	uint64_t addr;          /* UMEM: registering process's address */
 	uint64_t size;          /* UMEM: length */
 	uint32_t access;        /* UMEM: access flags */
 	uint32_t ref_pd;        /* flow counter, VIRTIO_NET_Q: pd it uses (0: none) */
 	uint32_t ref_umem[3];   /* VIRTIO_NET_Q: UMEMs it uses */
+	uint32_t ref_td;        /* TIS: its transport domain */
+	uint32_t ref_tis;       /* VIRTIO_NET_Q: its TIS */
+	uint32_t ref_counters;  /* VIRTIO_NET_Q: its VIRTIO_Q_COUNTERS (0: none) */
 	uint32_t reserved1;
 	uint64_t packets;       /* flow counter */
 	uint64_t octets;
-	uint8_t ctx[192];       /* VIRTIO_NET_Q: virtio_net_q, PRM layout */
+	uint8_t ctx[192];       /* VIRTIO_NET_Q: virtio_net_q; TIS: tisc (PRM layouts) */
 };
 
 /* Handle-table bookkeeping (inside the header). */

@@ -65,19 +65,43 @@ int main(int argc, char **argv)
 		return die("VAR");
 	dvshare_var_release(var);
 
-	/* 2. A VIRTIO_NET_Q, built as DPDK's vdpa driver prepares one: the
-	 * device's virtio caps say how big each of its three UMEMs must be;
-	 * the queue sits on a protection domain. */
+	/* 2. A VIRTIO_NET_Q, built as DPDK's vdpa driver prepares one
+	 * (drivers/vdpa/mlx5): the device's virtio caps say which event
+	 * mode it offers and how big each of its three UMEMs must be; the
+	 * queue sits on a protection domain and sends through a TIS on a
+	 * transport domain; it gets its own counters when the device has
+	 * them. */
+	struct dvshare_prm_hca_caps gen;
+	dvshare_prm_query_hca_cap(in, DVSHARE_PRM_CAP_GENERAL);
+	if (dvshare_dev_general_cmd(dev, in, DVSHARE_PRM_HDR_SIZE, caps, sizeof(caps)) != 0)
+		return die("QUERY_HCA_CAP");
+	dvshare_prm_hca_caps_parse(caps, &gen);
 	dvshare_prm_query_hca_cap(in, DVSHARE_PRM_CAP_VIRTIO_EMULATION);
 	if (dvshare_dev_general_cmd(dev, in, DVSHARE_PRM_HDR_SIZE, caps, sizeof(caps)) != 0)
 		return die("QUERY_HCA_CAP");
 	dvshare_prm_virtio_caps_parse(caps, &vio);
+	if (!(vio.event_modes & (1u << DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX))) {
+		/* QP mode needs an event QP and CQ, beyond this example. */
+		fprintf(stderr, "primary: the device offers no polled (NO_MSIX) queues\n");
+		return 1;
+	}
 	memset(&q, 0, sizeof(q));
 	q.queue_index = 0;
 	q.queue_size = 256;
+	q.event_mode = DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX;
 	q.virtio_version_1_0 = vio.virtio_version_1_0;
+	uint32_t td;
 	if (create(dev, "pd", in, dvshare_prm_alloc_pd(in), &q.pd) != 0)
 		return die("PD");
+	if (create(dev, "td", in, dvshare_prm_alloc_td(in), &td) != 0)
+		return die("transport domain");
+	if (create(dev, "tis", in, dvshare_prm_create_tis(in, td, 1), &q.tisn_or_qpn) != 0)
+		return die("TIS");
+	const int counters = dvshare_prm_hca_has_obj(&gen, DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS);
+	if (counters &&
+	    create(dev, "rxq0.counters", in, dvshare_prm_virtq_counters_create(in),
+		   &q.counter_set_id) != 0)
+		return die("queue counters");
 	for (int i = 0; i < 3; i++) {
 		static const char *const names[] = { "rxq0.umem1", "rxq0.umem2", "rxq0.umem3" };
 		uint32_t size = (uint32_t)dvshare_prm_virtq_umem_size(&vio, i, q.queue_size);
@@ -99,7 +123,8 @@ int main(int argc, char **argv)
 	if (create(dev, "hits", in, dvshare_prm_alloc_flow_counter(in, 0), NULL) != 0)
 		return die("flow counter");
 
-	printf("primary: ready: db, pd, rxq0 (+3 UMEMs), hits published\n");
+	printf("primary: ready: db, pd, td, tis, rxq0 (+3 UMEMs%s), hits published\n",
+	       counters ? ", counters" : "");
 	fflush(stdout);
 	getchar();
 

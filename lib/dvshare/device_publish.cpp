@@ -32,8 +32,16 @@ RegEntry make_entry(const char *name, enum dvshare_type type, uint32_t id)
  * id from the output (dvshare_prm_created_id()). */
 bool shareable_create(uint16_t opcode)
 {
-	return opcode == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT ||
-	       opcode == DVSHARE_PRM_CMD_ALLOC_PD || opcode == DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER;
+	switch (opcode) {
+	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
+	case DVSHARE_PRM_CMD_ALLOC_PD:
+	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
+	case DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN:
+	case DVSHARE_PRM_CMD_CREATE_TIS:
+		return true;
+	default:
+		return false;
+	}
 }
 
 } // namespace
@@ -191,7 +199,8 @@ dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t in
 	const uint16_t op = dvshare_prm_opcode(in);
 	if (!shareable_create(op)) {
 		DVS_LOG(ERR, "%s: %s: create opcode 0x%04x is not one dvshare_obj_create() takes "
-			     "(CREATE_GENERAL_OBJECT, ALLOC_PD, ALLOC_FLOW_COUNTER); create it with "
+			     "(CREATE_GENERAL_OBJECT, ALLOC_PD, ALLOC_FLOW_COUNTER, ALLOC_TRANSPORT_DOMAIN, "
+			     "CREATE_TIS); create it with "
 			     "mlx5dv_devx_obj_create() and share it with dvshare_obj_publish()",
 			name_.c_str(), name, op);
 		return dvs::fail_null<dvshare_obj>(EOPNOTSUPP);

@@ -225,8 +225,9 @@ struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *nam
  * Create a DEVX object from a PRM command and publish it as @p name
  * (primary only).
  *
- * Takes CREATE_GENERAL_OBJECT (e.g. dvshare_prm_virtq_create()), ALLOC_PD
- * and ALLOC_FLOW_COUNTER, and reads the new object's id where that
+ * Takes CREATE_GENERAL_OBJECT (e.g. dvshare_prm_virtq_create()), ALLOC_PD,
+ * ALLOC_FLOW_COUNTER, ALLOC_TRANSPORT_DOMAIN and CREATE_TIS (the objects
+ * a VIRTIO_NET_Q names), and reads the new object's id where that
  * command's output puts it (dvshare_prm_created_id()); other create
  * commands are refused before reaching the device (create them with
  * mlx5dv_devx_obj_create() and use dvshare_obj_publish()). The kernel

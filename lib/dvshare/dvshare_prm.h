@@ -181,6 +181,11 @@ enum dvshare_prm_opcode {
 	DVSHARE_PRM_CMD_QUERY_HCA_CAP = 0x0100,          /**< read a capability (general command) */
 	DVSHARE_PRM_CMD_ALLOC_PD = 0x0800,               /**< create a protection domain */
 	DVSHARE_PRM_CMD_DEALLOC_PD = 0x0801,             /**< destroy a PD (built by the kernel) */
+	DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN = 0x0816, /**< create a transport domain */
+	DVSHARE_PRM_CMD_DEALLOC_TRANSPORT_DOMAIN = 0x0817, /**< destroy one (built by the kernel) */
+	DVSHARE_PRM_CMD_CREATE_TIS = 0x0912,             /**< create a transport interface send */
+	DVSHARE_PRM_CMD_DESTROY_TIS = 0x0914,            /**< destroy a TIS (built by the kernel) */
+	DVSHARE_PRM_CMD_QUERY_TIS = 0x0915,              /**< read a TIS's context */
 	DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER = 0x0939,     /**< create a flow counter */
 	DVSHARE_PRM_CMD_DEALLOC_FLOW_COUNTER = 0x093a,   /**< destroy one (built by the kernel) */
 	DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER = 0x093b,     /**< read a flow counter */
@@ -210,6 +215,7 @@ enum dvshare_prm_status {
 /** General-object types (general_obj_in_cmd_hdr.obj_type). */
 enum dvshare_prm_obj_type {
 	DVSHARE_PRM_OBJ_VIRTIO_NET_Q = 0x000d, /**< virtio-net queue (VIRTIO_NET_Q) */
+	DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS = 0x001c, /**< a queue's descriptor and error counters */
 };
 
 /**
@@ -316,6 +322,8 @@ static inline uint32_t dvshare_prm_out_obj_id(const void *out)
 /**
  * Id of the object a create command made, read where that command's
  * output puts it: pd (24 bits at out byte 9) for ALLOC_PD,
+ * transport_domain and tisn (24 bits at out byte 9) for
+ * ALLOC_TRANSPORT_DOMAIN and CREATE_TIS,
  * flow_counter_id (out byte 8) for ALLOC_FLOW_COUNTER, obj_id (out byte 8)
  * for CREATE_GENERAL_OBJECT.
  *
@@ -327,6 +335,8 @@ static inline uint32_t dvshare_prm_created_id(uint16_t opcode, const void *out)
 {
 	switch (opcode) {
 	case DVSHARE_PRM_CMD_ALLOC_PD:
+	case DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN:
+	case DVSHARE_PRM_CMD_CREATE_TIS:
 		return dvshare_prm_get24(out, 9);
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
@@ -636,6 +646,59 @@ static inline uint64_t dvshare_prm_flow_counter_octets(const void *out)
 	return dvshare_prm_get64(out, 24);
 }
 
+/* ------------------------------------------- transport domain and TIS */
+
+/*
+ * A VIRTIO_NET_Q sends through a TIS (its tisn_or_qpn), and a TIS belongs
+ * to a transport domain: DPDK's vdpa/mlx5 (mlx5_vdpa_create_dev_resources)
+ * and Linux's mlx5_vdpa (mlx5_vnet.c) both make one domain and one TIS per
+ * device before any queue. The kernel lets a DEVX context create both and
+ * builds DEALLOC_TRANSPORT_DOMAIN and DESTROY_TIS itself.
+ */
+
+/** Size of a CREATE_TIS input: 32-byte header, then the 160-byte tisc. */
+#define DVSHARE_PRM_CREATE_TIS_SIZE 192u
+
+/** Byte offsets in the CREATE_TIS input. */
+enum dvshare_prm_tis_off {
+	DVSHARE_PRM_TIS_CTX = 32,              /**< the tisc */
+	DVSHARE_PRM_TIS_LAG_AFFINITY = 32,     /**< bits 3:0: lag_tx_port_affinity */
+	DVSHARE_PRM_TIS_PRIO = 33,             /**< bits 3:0 */
+	DVSHARE_PRM_TIS_TRANSPORT_DOMAIN = 69, /**< 24 bits */
+};
+
+/**
+ * Build ALLOC_TRANSPORT_DOMAIN (16 bytes). The output (16 bytes) holds
+ * the transport_domain (dvshare_prm_created_id()).
+ *
+ * @param in  receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
+static inline size_t dvshare_prm_alloc_td(void *in)
+{
+	return dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN, 0, 0);
+}
+
+/**
+ * Build CREATE_TIS on transport domain @p td. The output (16 bytes) holds
+ * the tisn (dvshare_prm_created_id()).
+ *
+ * @param in        receives the command (DVSHARE_PRM_CREATE_TIS_SIZE bytes)
+ * @param td        transport domain (ALLOC_TRANSPORT_DOMAIN's id)
+ * @param affinity  lag_tx_port_affinity: 0 lets the device choose, N > 0
+ *                  proposes port N (DPDK's vdpa driver gives 1 per port
+ *                  from 1)
+ * @return DVSHARE_PRM_CREATE_TIS_SIZE
+ */
+static inline size_t dvshare_prm_create_tis(void *in, uint32_t td, uint8_t affinity)
+{
+	memset(in, 0, DVSHARE_PRM_CREATE_TIS_SIZE);
+	dvshare_prm_put16(in, 0, DVSHARE_PRM_CMD_CREATE_TIS);
+	dvshare_prm_put8(in, DVSHARE_PRM_TIS_LAG_AFFINITY, affinity & 0xf);
+	dvshare_prm_put24(in, DVSHARE_PRM_TIS_TRANSPORT_DOMAIN, td);
+	return DVSHARE_PRM_CREATE_TIS_SIZE;
+}
+
 /* -------------------------------------------------------- VIRTIO_NET_Q */
 
 /** CREATE and MODIFY input, and QUERY output: header + virtio_net_q (192 B). */
@@ -895,6 +958,82 @@ static inline void dvshare_prm_virtq_parse(const void *out, struct dvshare_prm_v
 	}
 	q->counter_set_id = dvshare_prm_get32(b, DVSHARE_PRM_VIRTQ_COUNTER_SET_ID);
 	q->pd = dvshare_prm_get24(b, DVSHARE_PRM_VIRTQ_PD);
+}
+
+/* ------------------------------------------------ VIRTIO_Q_COUNTERS */
+
+/**
+ * Size of the VIRTIO_Q_COUNTERS create input and query output: header and
+ * the counters, as DPDK's mlx5_devx_cmd_create_virtio_q_counters() sends
+ * them (72 bytes).
+ */
+#define DVSHARE_PRM_VIRTQ_COUNTERS_SIZE 72u
+
+/** Byte offsets in the VIRTIO_Q_COUNTERS query output. */
+enum dvshare_prm_virtq_counters_off {
+	DVSHARE_PRM_VQC_RECEIVED_DESC = 32,    /**< u64 */
+	DVSHARE_PRM_VQC_COMPLETED_DESC = 40,   /**< u64 */
+	DVSHARE_PRM_VQC_ERROR_CQES = 48,       /**< u32 */
+	DVSHARE_PRM_VQC_BAD_DESC_ERRORS = 52,  /**< u32 */
+	DVSHARE_PRM_VQC_EXCEED_MAX_CHAIN = 56, /**< u32 */
+	DVSHARE_PRM_VQC_INVALID_BUFFER = 60,   /**< u32 */
+};
+
+/** A queue's counters (a VIRTIO_Q_COUNTERS object, named by counter_set_id). */
+struct dvshare_prm_virtq_counters {
+	uint64_t received_desc;    /**< descriptors the device took from the ring */
+	uint64_t completed_desc;   /**< descriptors it returned as used */
+	uint32_t error_cqes;       /**< completions with an error */
+	uint32_t bad_desc_errors;  /**< malformed descriptors */
+	uint32_t exceed_max_chain; /**< chains longer than the device takes */
+	uint32_t invalid_buffer;   /**< buffers outside the queue's memory */
+};
+
+/**
+ * Build CREATE_GENERAL_OBJECT(VIRTIO_Q_COUNTERS). Offered when the general
+ * caps list the type (dvshare_prm_hca_has_obj()); the output (16 bytes)
+ * holds the obj_id, which a queue takes as its counter_set_id.
+ *
+ * @param in  receives the command (DVSHARE_PRM_VIRTQ_COUNTERS_SIZE bytes)
+ * @return DVSHARE_PRM_VIRTQ_COUNTERS_SIZE
+ */
+static inline size_t dvshare_prm_virtq_counters_create(void *in)
+{
+	memset(in, 0, DVSHARE_PRM_VIRTQ_COUNTERS_SIZE);
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT,
+			    DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS, 0);
+	return DVSHARE_PRM_VIRTQ_COUNTERS_SIZE;
+}
+
+/**
+ * Build QUERY_GENERAL_OBJECT of counters @p obj_id; its output is
+ * DVSHARE_PRM_VIRTQ_COUNTERS_SIZE bytes (dvshare_prm_virtq_counters_parse()).
+ *
+ * @param in      receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @param obj_id  the counters' obj_id (dvshare_obj_id())
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
+static inline size_t dvshare_prm_virtq_counters_query(void *in, uint32_t obj_id)
+{
+	return dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_QUERY_GENERAL_OBJECT,
+				   DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS, obj_id);
+}
+
+/**
+ * Decode a VIRTIO_Q_COUNTERS query output.
+ *
+ * @param out  DVSHARE_PRM_VIRTQ_COUNTERS_SIZE bytes of a successful query
+ * @param c    receives the counters, in host byte order
+ */
+static inline void dvshare_prm_virtq_counters_parse(const void *out,
+						    struct dvshare_prm_virtq_counters *c)
+{
+	c->received_desc = dvshare_prm_get64(out, DVSHARE_PRM_VQC_RECEIVED_DESC);
+	c->completed_desc = dvshare_prm_get64(out, DVSHARE_PRM_VQC_COMPLETED_DESC);
+	c->error_cqes = dvshare_prm_get32(out, DVSHARE_PRM_VQC_ERROR_CQES);
+	c->bad_desc_errors = dvshare_prm_get32(out, DVSHARE_PRM_VQC_BAD_DESC_ERRORS);
+	c->exceed_max_chain = dvshare_prm_get32(out, DVSHARE_PRM_VQC_EXCEED_MAX_CHAIN);
+	c->invalid_buffer = dvshare_prm_get32(out, DVSHARE_PRM_VQC_INVALID_BUFFER);
 }
 
 /**

@@ -126,11 +126,14 @@ static void test_destroy_reaches_every_secondary(void)
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " obj q0"), "err 2", 5), 0);
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "queryheld 0"), "err 19", 6), 0);
 	REPLY_IS(a, "ok 1", "ev 5"); /* REVOKED */
-	REPLY_IS(&s.prim, "ok 2 2 7", "simstats " DEV); /* q1 and the PD; 7 UMEMs */
-	/* Its UMEMs go the same way; then the names can be published again. */
+	/* q1, both queues' counters, the PD, TD and TIS; 7 UMEMs */
+	REPLY_IS(&s.prim, "ok 2 6 7", "simstats " DEV);
+	/* Its UMEMs and counters go the same way; then the names can be
+	 * published again. */
 	for (int i = 1; i <= 3; i++)
 		OK(&s.prim, "destroy " DEV " q0.umem%d 5000", i);
-	REPLY_IS(&s.prim, "ok 2 2 4", "simstats " DEV);
+	OK(&s.prim, "destroy " DEV " q0.counters 5000");
+	REPLY_IS(&s.prim, "ok 2 5 4", "simstats " DEV);
 	OK(&s.prim, "create " DEV " obj q0 7 64");
 	REPLY_IS(a, "ok 7 64 0 0", "query " DEV " q0");
 	OK(a, "releaseheld 0");
@@ -186,7 +189,7 @@ static void test_hung_secondary(void)
 	/* Intact and usable everywhere, including where it was let go of. */
 	doorbell_reaches_device(&s, b, "db1");
 	OK(&s.prim, "lookup " DEV " var db1");
-	REPLY_IS(&s.prim, "ok 2 3 7", "simstats " DEV);
+	REPLY_IS(&s.prim, "ok 2 7 7", "simstats " DEV); /* 2 queues, 2 counters, PD, TD, TIS */
 	/* It answers now: the destroy goes through. */
 	OK(a, "blockrevoke 0");
 	doorbell_reaches_device(&s, a, "db1");
@@ -378,7 +381,7 @@ static void test_registry_write_attempts(void)
 	CU_ASSERT(tried >= 7);   /* and there were attempts to fail */
 	if (tried < 7)
 		fprintf(stderr, "regwrite: %s\n", r);
-	REPLY_IS(a, "ok 12", "count " DEV);
+	REPLY_IS(a, "ok 16", "count " DEV);
 	scene_end(&s);
 }
 
@@ -582,8 +585,8 @@ static void test_batch_destroy(void)
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroymany " DEV " pd,m0 5000"), "err 16 ", 7), 0);
 	OK(a, "lookup " DEV " obj pd");
 	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " umem m0")));
-	/* By glob: q1 and its three UMEMs, in one round. */
-	REPLY_IS(&s.prim, "ok 4", "destroyglob " DEV " q1* 5000");
+	/* By glob: q1, its three UMEMs and its counters, in one round. */
+	REPLY_IS(&s.prim, "ok 5", "destroyglob " DEV " q1* 5000");
 	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " obj q1")));
 	CU_ASSERT_FALSE(is_ok(peer_cmd(b, "lookup " DEV " umem q1.umem2")));
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(b, "queryheld 0"), "err 19", 6), 0); /* revoked */

@@ -285,7 +285,9 @@ static void cmd_hammer_stop(void)
 }
 
 /* "ok <has VIRTIO_NET_Q> <in-page doorbell offset> <VAR pages> <can
- * modify> <max queues>": what a scenario needs of the device, how the doorbell address
+ * modify> <max queues> <queue counters>": what a scenario needs of the
+ * device (queue counters: 1 when app_virtq_create() gives each queue its
+ * own VIRTIO_Q_COUNTERS object), how the doorbell address
  * is made (the VAR count as mlx5_ib computes it: BAR size over doorbell
  * stride), and whether a queue's fields may be modified (DPDK's vdpa/mlx5
  * modifies one only when all three modify caps are set). */
@@ -302,9 +304,10 @@ static void cmd_caps(struct dvshare_dev *d)
 	int modify = rc == 0 && vio.vnet_modify_ext && vio.virtio_net_q_addr_modify &&
 		     vio.virtio_q_index_modify;
 
-	reply("ok %d %lu %lu %d %u", rc == 0, (unsigned long)(vio.doorbell_bar_offset &
-							    (uint64_t)(sysconf(_SC_PAGESIZE) - 1)),
-	      (unsigned long)vars, modify, rc == 0 ? vio.max_num_virtio_queues : 0);
+	reply("ok %d %lu %lu %d %u %d", rc == 0,
+	      (unsigned long)(vio.doorbell_bar_offset & (uint64_t)(sysconf(_SC_PAGESIZE) - 1)),
+	      (unsigned long)vars, modify, rc == 0 ? vio.max_num_virtio_queues : 0,
+	      rc == 0 && dvshare_prm_hca_has_obj(&gen, DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS));
 }
 
 /* "ok <doorbell address - mapping start>" of a VAR in this process. */

@@ -48,6 +48,25 @@ static int can_modify(struct scene *s, const char *test)
 	return modify;
 }
 
+/* 1 when app_virtq_create() gives each queue its own counters object
+ * (the device offers VIRTIO_Q_COUNTERS), else 0. */
+static int queue_counters(struct scene *s)
+{
+	int counters = 0;
+
+	CU_ASSERT_EQUAL(sscanf(peer_cmd(&s->prim, "caps %s", dev0), "ok %*d %*d %*d %*d %*u %d",
+			       &counters), 1);
+	return counters;
+}
+
+/* Objects the first app_virtq_create() on a device publishes: the queue,
+ * its three UMEMs, the shared PD, transport domain and TIS, and its
+ * counters when the device offers them. */
+static long first_queue_objs(struct scene *s)
+{
+	return 7 + queue_counters(s);
+}
+
 static int has_virtq(struct scene *s, const char *test)
 {
 	const char *r = peer_cmd(&s->prim, "caps %s", dev0);
@@ -93,8 +112,8 @@ static void test_visible_after_eal_init(void)
 		struct peer *p = scene_secondary(&s);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "status")), 1);
-		/* db0, m0, and q0 with its PD and three UMEMs. */
-		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 7);
+		/* db0, m0, and q0 with its UMEMs, PD, TD, TIS (and counters). */
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 2 + first_queue_objs(&s));
 		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s var db0", dev0)), page);
 		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s obj q0", dev0)), obj);
 		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "lookup %s umem m0", dev0)), umem);
@@ -347,8 +366,8 @@ static void test_secondary_exit_keeps_objects(void)
 	OK(a, "ring %s db0 0 0 1", dev0);
 	OK(a, "close %s", dev0);
 	CU_ASSERT_EQUAL(peer_stop(a), 0);
-	if (!hw) /* var; queue and PD; its three UMEMs and m0 */
-		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 1 2 4");
+	if (!hw) /* var; queue, counters, PD, TD, TIS; its three UMEMs and m0 */
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 1 5 4");
 	CU_ASSERT_STRING_EQUAL(peer_cmd(b, "query %s q0", dev0), "ok 0 64 0 0");
 	int modify = can_modify(&s, __func__);
 	if (!hw)
@@ -403,7 +422,7 @@ static void test_publish_errors(void)
 
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "errors"), 0);
-	OK(&s.prim, "open %s 6", dev0); /* room for 6 objects */
+	OK(&s.prim, "open %s 8", dev0); /* room for 8 objects */
 	CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "open %s", dev0)));  /* already shared */
 	/* Not a sim device: the real rdma-core says why, with its own errno
 	 * (no kernel support, no such device, libraries absent or too old). */
@@ -427,7 +446,8 @@ static void test_publish_errors(void)
 	OK(&s.prim, "destroy %s rawpd 5000", dev0);
 	if (has_virtq(&s, "test_publish_errors (bad queue)")) {
 		/* A device failure publishes no queue and keeps none of its
-		 * UMEMs; the PD it made for it stays, shared. The failure is
+		 * UMEMs or counters; the PD, TD and TIS it made for it stay,
+		 * shared (8 objects at the peak: a, 3 shared, counters, 3 UMEMs). The failure is
 		 * one a NIC has too: a queue index past the caps'
 		 * max_num_virtio_queues (DPDK's vdpa/mlx5 never asks for one). */
 		unsigned int maxq = 0;
@@ -436,11 +456,15 @@ static void test_publish_errors(void)
 		CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "create %s obj badq %u 64", dev0, maxq),
 					"err 121", 7), 0); /* EREMOTEIO */
 		OK(&s.prim, "lookup %s obj pd", dev0);
+		OK(&s.prim, "lookup %s obj tis", dev0);
 		CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "lookup %s umem badq.umem1", dev0)));
+		CU_ASSERT_FALSE(is_ok(peer_cmd(&s.prim, "lookup %s obj badq.counters", dev0)));
 		if (!hw)
-			CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 0 2 0");
-	} else {
-		OK(&s.prim, "create %s counter pd", dev0); /* the same count either way */
+			CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 0 4 0");
+	} else { /* the same count either way */
+		OK(&s.prim, "create %s counter pd", dev0);
+		OK(&s.prim, "create %s counter td", dev0);
+		OK(&s.prim, "create %s counter tis", dev0);
 	}
 	OK(&s.prim, "create %s counter b", dev0);
 	OK(&s.prim, "create %s counter c", dev0);
@@ -448,10 +472,10 @@ static void test_publish_errors(void)
 	OK(&s.prim, "create %s counter e", dev0);
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "create %s counter f", dev0), "err 28", 6), 0);
 	if (!hw)
-		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 0 6 0");
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 0 8 0");
 	p = scene_secondary(&s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 6);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 8);
 	/* Secondaries do not publish. */
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(p, "create %s counter z", dev0), "err 1", 5), 0);
 	scene_end(&s);
@@ -531,7 +555,8 @@ static void test_attach_modes(void)
 		scene_end(&s);
 		return;
 	}
-	/* db0, db1, m0, and q0 with its PD and three UMEMs: 8 objects. */
+	/* db0, db1, m0, and q0 with its UMEMs, PD, TD, TIS (and counters). */
+	const long nobj = 3 + first_queue_objs(&s);
 	OK(&s.prim, "create %s var db0", dev0);
 	OK(&s.prim, "create %s var db1", dev0);
 	OK(&s.prim, "create %s umem m0 0", dev0);
@@ -542,7 +567,7 @@ static void test_attach_modes(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	REPLY_IS(p, "ok 1", "status");
 	REPLY_IS(p, "ok 1 0 0", "attachstats");
-	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), 8); /* all listed */
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "count %s", dev0)), nobj); /* all listed */
 	OK(p, "lookup %s var db0", dev0);
 	REPLY_IS(p, "ok 1 1 1", "attachstats");
 	OK(p, "lookup %s var db0", dev0); /* imported once */
@@ -562,7 +587,9 @@ static void test_attach_modes(void)
 	p = mp_scene_secondary(&s, "MP_PEER_ATTACH=selective:q0*");
 	unsetenv("DVSHARE_ATTACH_MODE");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	REPLY_IS(p, "ok 2 4 0", "attachstats"); /* q0 and its three UMEMs */
+	/* q0, its three UMEMs (and its counters) */
+	const char *want = queue_counters(&s) ? "ok 2 5 0" : "ok 2 4 0";
+	REPLY_IS(p, want, "attachstats");
 
 	/* A bad value fails the attach, saying why; too late to choose. */
 	p = mp_scene_secondary(&s, "DVSHARE_ATTACH_MODE=sometimes");

@@ -92,7 +92,7 @@ static void test_cmdfile_primary_and_secondary(void)
 	}
 	CU_ASSERT_EQUAL(o.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "ready secondary", buf, sizeof(buf)));
-	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 secondary sim 7 1 3 3 unknown", buf,
+	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 secondary sim 10 1 6 3 unknown", buf,
 					sizeof(buf)));
 	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 db0 var 0 4096 -", buf, sizeof(buf)));
 	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 q0 virtq", buf, sizeof(buf)));
@@ -586,7 +586,7 @@ static void test_show_tables(void)
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "peers: none"));
 	send_line(&prim, "show device info");
 	expect_table(&prim, "DEVICE ROLE PROVIDER OBJECTS VARS DEVX UMEMS ENGINE", 1);
-	CU_ASSERT(fields_match(prim.last, "sim0 primary sim 7 1 3 3 on"));
+	CU_ASSERT(fields_match(prim.last, "sim0 primary sim 10 1 6 3 on"));
 	send_line(&prim, "show objects sim0");
 	expect_table(&prim, "DEVICE NAME TYPE ID SIZE META", 7);
 	send_line(&prim, "show engine");
@@ -615,7 +615,7 @@ static void test_show_tables(void)
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "engine of sim0: the primary's"));
 	send_line(&sec, "show device info");
 	expect_table(&sec, "DEVICE ROLE PROVIDER OBJECTS VARS DEVX UMEMS ENGINE", 1);
-	CU_ASSERT(fields_match(sec.last, "sim0 secondary sim 7 1 3 3 unknown"));
+	CU_ASSERT(fields_match(sec.last, "sim0 secondary sim 10 1 6 3 unknown"));
 	stop(&sec);
 	stop(&prim);
 	mp_cleanup(prefix);

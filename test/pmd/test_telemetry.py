@@ -25,7 +25,9 @@ PREFIX = "dvs-tel-%d" % os.getpid()
 EAL = ["--no-pci", "--file-prefix=" + PREFIX, "--log-level=lib.eal:error",
        "--base-virtaddr=0x200000000000"]
 TIMEOUT = 30
-UMEMS = 120  # with the 7 objects of the primary: two pages of /dvshare/objects
+# The primary's own: db0, c0, q0 with its 3 UMEMs and counters, pd, td, tis.
+PRIMARY_OBJS = 10
+UMEMS = 120  # with the primary's own: two pages of /dvshare/objects
 
 
 class Failed(Exception):
@@ -110,7 +112,7 @@ def test_commands_and_help(ctx):
 def test_list_and_info(ctx):
     lst, info, devices = telemetry(["/dvshare/list", "/dvshare/info,sim0", "/dvshare/devices"])
     check(lst == ["sim0"], "list: %r" % lst)
-    want = {"name": "sim0", "role": "primary", "provider": "sim", "objects": 7 + UMEMS,
+    want = {"name": "sim0", "role": "primary", "provider": "sim", "objects": PRIMARY_OBJS + UMEMS,
             "closed": 0, "primary_pid": ctx["primary_pid"], "doorbell_offset": 0x800,
             "peers": 1, "engine": 1}
     for k, v in want.items():
@@ -122,7 +124,7 @@ def test_list_and_info(ctx):
 
 def test_objects_in_pages(ctx):
     first, second = telemetry(["/dvshare/objects,sim0", "/dvshare/objects,sim0,100"])
-    total = 7 + UMEMS
+    total = PRIMARY_OBJS + UMEMS
     check(first["count"] == total and first["first"] == 0 and first["listed"] == 100 and
           first["next"] == 100, "first page: %r" % {k: v for k, v in first.items() if k != "objects"})
     check(len(first["objects"]) == 100, "first page holds %d" % len(first["objects"]))
@@ -170,7 +172,7 @@ def test_peers_and_stats(ctx):
     check(peers["role"] == "primary" and peers["count"] == 1, "peers: %r" % peers)
     check(peers["peers"] == {str(pid): {"pid": pid, "uid": os.geteuid(), "devices": ["sim0"], "queued": 0}},
           "peer record: %r" % peers["peers"])
-    check(stats["published"] == 7 + UMEMS and stats["attach_status"] == 0 and
+    check(stats["published"] == PRIMARY_OBJS + UMEMS and stats["attach_status"] == 0 and
           stats["attach_mode"] == "eager", "stats: %r" % stats)
 
 
@@ -225,7 +227,7 @@ def main():
         ctx["primary_pid"] = int(prim.expect("ready primary").split("pid=")[1].split()[0])
         for i in range(UMEMS):
             prim.send("umem reg sim0 u%03d 4096" % i)
-        wait_for_objects(7 + UMEMS)
+        wait_for_objects(PRIMARY_OBJS + UMEMS)
         sec = Pmd(["-l", "0", "--proc-type=secondary"] + EAL + ["--", "--stdin"])
         ctx["secondary"] = sec
         ctx["secondary_pid"] = int(sec.expect("ready secondary").split("pid=")[1].split()[0])

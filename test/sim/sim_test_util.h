@@ -126,13 +126,30 @@ static inline struct mlx5dv_devx_obj *sim_counter(struct ibv_context *ctx, uint3
 	return o;
 }
 
-/* A VIRTIO_NET_Q with everything it needs: its PD, three UMEMs sized by
- * the sim's caps, the memory behind them. */
+/* DEVX objects a sim_q holds besides the queue: PD, TD, TIS, counters. */
+#define SIM_Q_PARTS 4u
+
+/* A DEVX object made by the create command @in (@len bytes); its id,
+ * where that command's output puts it, in *id. */
+static inline struct mlx5dv_devx_obj *sim_make(struct ibv_context *ctx, const void *in, size_t len,
+					       uint32_t *id)
+{
+	uint8_t out[DVSHARE_PRM_HDR_SIZE];
+	struct mlx5dv_devx_obj *o = G->devx_obj_create(ctx, in, len, out, sizeof(out));
+
+	if (o != NULL && id != NULL)
+		*id = dvshare_prm_created_id(dvshare_prm_opcode(in), out);
+	return o;
+}
+
+/* A VIRTIO_NET_Q with everything it needs, as DPDK's vdpa driver makes
+ * it: its PD, a TIS on a transport domain, its counters, three UMEMs
+ * sized by the sim's caps, the memory behind them. */
 struct sim_q {
-	struct mlx5dv_devx_obj *pd, *q;
+	struct mlx5dv_devx_obj *pd, *td, *tis, *counters, *q;
 	struct mlx5dv_devx_umem *umem[3];
 	void *mem[3];
-	uint32_t pd_id, id;
+	uint32_t pd_id, td_id, id;
 	struct dvshare_prm_virtq attr; /* what it was created with */
 	uint8_t out[DVSHARE_PRM_HDR_SIZE];
 };
@@ -145,14 +162,25 @@ static inline uint32_t sim_umem_size(unsigned int n, uint16_t qsize)
 	return a[n] * qsize + b[n];
 }
 
-/* The parts of a queue (PD, UMEMs) and its create command in s->attr;
- * 0 or an errno. */
+/* The parts of a queue (PD, TD, TIS, counters, UMEMs) and its create
+ * command in s->attr; 0 or an errno. */
 static inline int sim_q_parts(struct ibv_context *ctx, struct sim_q *s, uint16_t qidx,
 			      uint16_t qsize)
 {
+	uint8_t in[DVSHARE_PRM_CREATE_TIS_SIZE + DVSHARE_PRM_VIRTQ_COUNTERS_SIZE];
+
 	memset(s, 0, sizeof(*s));
 	s->pd = sim_pd(ctx, &s->pd_id);
 	if (s->pd == NULL)
+		return errno;
+	s->td = sim_make(ctx, in, dvshare_prm_alloc_td(in), &s->td_id);
+	if (s->td == NULL)
+		return errno;
+	s->tis = sim_make(ctx, in, dvshare_prm_create_tis(in, s->td_id, 1), &s->attr.tisn_or_qpn);
+	if (s->tis == NULL)
+		return errno;
+	s->counters = sim_make(ctx, in, dvshare_prm_virtq_counters_create(in), &s->attr.counter_set_id);
+	if (s->counters == NULL)
 		return errno;
 	s->attr.queue_index = qidx;
 	s->attr.queue_size = qsize;
@@ -201,8 +229,10 @@ static inline void sim_q_destroy(struct sim_q *s)
 			CU_ASSERT_EQUAL(G->devx_umem_dereg(s->umem[i]), 0);
 		free(s->mem[i]);
 	}
-	if (s->pd != NULL)
-		CU_ASSERT_EQUAL(G->devx_obj_destroy(s->pd), 0);
+	struct mlx5dv_devx_obj *parts[] = { s->counters, s->tis, s->td, s->pd };
+	for (unsigned int i = 0; i < 4; i++)
+		if (parts[i] != NULL)
+			CU_ASSERT_EQUAL(G->devx_obj_destroy(parts[i]), 0);
 	memset(s, 0, sizeof(*s));
 }
 

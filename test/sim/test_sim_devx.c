@@ -212,7 +212,7 @@ static void test_import_unimport_destroy(void)
 	G->devx_obj_unimport(same);
 	CU_ASSERT_EQUAL(query_q(q.q, q.id, out, sizeof(out)), 0);
 	CU_ASSERT_EQUAL(G->devx_obj_destroy(other), 0);
-	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 1u); /* the PD */
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, SIM_Q_PARTS); /* the queue's parts */
 	CU_ASSERT_EQUAL(query_q(q.q, q.id, out, sizeof(out)), ENOENT);
 	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.q), ENOENT);
 	G->devx_obj_unimport(q.q);

@@ -19,7 +19,8 @@ static int caps(struct ibv_context *c, uint16_t type, size_t outlen)
 	return G->devx_general_cmd(c, in, sizeof(in), cap_out, outlen);
 }
 
-/* The caps the sim reports say what it implements: VIRTIO_NET_Q only, a
+/* The caps the sim reports say what it implements: VIRTIO_NET_Q and its
+ * counters, a
  * split ring without MSI-X, UMEM sizes a * queue_size + b, and a doorbell
  * whose in-page offset is not zero. */
 static void test_caps(void)
@@ -30,7 +31,8 @@ static void test_caps(void)
 	setup();
 	CU_ASSERT_EQUAL_FATAL(caps(imp, DVSHARE_PRM_CAP_GENERAL, sizeof(cap_out)), 0);
 	dvshare_prm_hca_caps_parse(cap_out, &g);
-	CU_ASSERT_EQUAL(g.general_obj_types, 1ull << DVSHARE_PRM_OBJ_VIRTIO_NET_Q);
+	CU_ASSERT_EQUAL(g.general_obj_types, 1ull << DVSHARE_PRM_OBJ_VIRTIO_NET_Q |
+						1ull << DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS);
 	CU_ASSERT_EQUAL(g.log_max_pd, DVS_SIM_LOG_MAX_PD);
 	CU_ASSERT_EQUAL(g.flow_counter_bulk_alloc, 0);
 	CU_ASSERT_EQUAL_FATAL(caps(ctx, DVSHARE_PRM_CAP_VIRTIO_EMULATION, sizeof(cap_out)), 0);
@@ -139,10 +141,9 @@ static void test_virtq_create_query(void)
 	CU_ASSERT_EQUAL_FATAL(sim_q_parts(ctx, &q, 5, 256), 0);
 	q.attr.desc_addr = 0x1000;
 	q.attr.virtio_version_1_0 = 1;
-	q.attr.tisn_or_qpn = 0x77;
 	CU_ASSERT_EQUAL_FATAL(sim_q_make(ctx, &q), 0);
 	CU_ASSERT_NOT_EQUAL(q.id, 0u);
-	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 2u);
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 1 + SIM_Q_PARTS);
 	CU_ASSERT_EQUAL(G->devx_obj_query(q.q, in, dvshare_prm_virtq_query(in, q.id), out,
 					  sizeof(out)), 0);
 	dvshare_prm_virtq_parse(out, &got);
@@ -151,7 +152,8 @@ static void test_virtq_create_query(void)
 	CU_ASSERT_EQUAL(got.state, DVSHARE_PRM_VIRTQ_STATE_INIT);
 	CU_ASSERT_EQUAL(got.pd, q.pd_id);
 	CU_ASSERT_EQUAL(got.desc_addr, 0x1000u);
-	CU_ASSERT_EQUAL(got.tisn_or_qpn, 0x77u);
+	CU_ASSERT_EQUAL(got.tisn_or_qpn, q.attr.tisn_or_qpn);
+	CU_ASSERT_EQUAL(got.counter_set_id, q.attr.counter_set_id);
 	CU_ASSERT_EQUAL(got.virtio_version_1_0, 1);
 	for (int i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(got.umem[i].id, q.attr.umem[i].id);
@@ -225,6 +227,14 @@ static void test_virtq_create_checks(void)
 	q.attr = good;
 	q.attr.event_mode = DVSHARE_PRM_VIRTQ_EVENT_MSIX;
 	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_UNSUPPORTED);
+	q.attr = good;
+	q.attr.tisn_or_qpn = good.tisn_or_qpn + 1; /* no such TIS */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_TIS);
+	q.attr.tisn_or_qpn = q.td_id; /* a live object, but a domain */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_TIS);
+	q.attr = good;
+	q.attr.counter_set_id = good.pd; /* a live object, but no counters */
+	expect_refused(&q, 208, DVSHARE_PRM_STATUS_BAD_PARAM, DVS_SIM_SYND_BAD_COUNTERS);
 	/* A general-object type the device does not list. */
 	{
 		uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_HDR_SIZE];
@@ -236,6 +246,62 @@ static void test_virtq_create_checks(void)
 	q.attr = good;
 	CU_ASSERT_EQUAL(sim_q_make(ctx, &q), 0); /* and the good one passes */
 	sim_q_destroy(&q);
+	teardown();
+}
+
+/* The transport domain, the TIS on it and the queue's counters, as the
+ * queue names them: a TIS needs a live domain; each is kept while a live
+ * object names it (the sim's model, as for the PD); QUERY_TIS returns the
+ * tisc; the counters read 0 (the sim moves no descriptors). */
+static void test_tis_td_counters(void)
+{
+	uint8_t in[DVSHARE_PRM_CREATE_TIS_SIZE], out[DVSHARE_PRM_CREATE_TIS_SIZE];
+	struct dvshare_prm_virtq_counters c;
+	struct sim_q q;
+
+	setup();
+	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
+	/* CREATE_TIS on no domain, or on a PD. */
+	for (int i = 0; i < 2; i++) {
+		uint32_t td = i == 0 ? q.td_id + 1 : q.pd_id;
+		uint32_t before = sim_stats(ctx).devx_objs;
+		CU_ASSERT_PTR_NULL(G->devx_obj_create(ctx, in, dvshare_prm_create_tis(in, td, 1), out, 16));
+		CU_ASSERT_EQUAL(errno, EREMOTEIO);
+		CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_TD);
+		CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, before);
+	}
+	/* QUERY_TIS: the tisc as created; the kernel checks the tisn. */
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_QUERY_TIS, 0, 0);
+	dvshare_prm_put24(in, 9, q.attr.tisn_or_qpn);
+	CU_ASSERT_EQUAL(G->devx_obj_query(q.tis, in, 16, out, 184), 0);
+	CU_ASSERT_EQUAL(dvshare_prm_get24(out, 24 + 37), q.td_id);
+	CU_ASSERT_EQUAL(dvshare_prm_get8(out, 24) & 0xf, 1); /* lag_tx_port_affinity */
+	dvshare_prm_put24(in, 9, q.attr.tisn_or_qpn + 1);
+	CU_ASSERT_EQUAL(G->devx_obj_query(q.tis, in, 16, out, 184), EINVAL);
+	/* The counters: a 72-byte query output, all 0; no modify. */
+	CU_ASSERT_EQUAL(G->devx_obj_query(q.counters, in,
+					  dvshare_prm_virtq_counters_query(in, q.attr.counter_set_id),
+					  out, DVSHARE_PRM_VIRTQ_COUNTERS_SIZE), 0);
+	dvshare_prm_virtq_counters_parse(out, &c);
+	CU_ASSERT_EQUAL(c.received_desc + c.completed_desc + c.error_cqes + c.bad_desc_errors +
+				c.exceed_max_chain + c.invalid_buffer, 0u);
+	CU_ASSERT_EQUAL(G->devx_obj_query(q.counters, in,
+					  dvshare_prm_virtq_counters_query(in, q.attr.counter_set_id),
+					  out, 32), EREMOTEIO);
+	CU_ASSERT_EQUAL(dvshare_prm_out_status(out), DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN);
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_MODIFY_GENERAL_OBJECT,
+			    DVSHARE_PRM_OBJ_VIRTIO_Q_COUNTERS, q.attr.counter_set_id);
+	CU_ASSERT_EQUAL(G->devx_obj_modify(q.counters, in, 16, out, 16), EREMOTEIO);
+	/* Busy while named: the domain by the TIS, the TIS and counters by
+	 * the queue (the kernel's destroy turns RESOURCE_BUSY into EBUSY). */
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.td), EBUSY);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.tis), EBUSY);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.counters), EBUSY);
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.q), 0);
+	q.q = NULL;
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.td), EBUSY); /* the TIS still names it */
+	sim_q_destroy(&q); /* counters, TIS, then the domain: all go */
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 0u);
 	teardown();
 }
 
@@ -357,7 +423,7 @@ static void test_injected_destroy_failure(void)
 	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
 	dvs_sim_fail_next_destroy(EIO);
 	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.q), EIO);
-	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 2u); /* the queue and its PD */
+	CU_ASSERT_EQUAL(sim_stats(ctx).devx_objs, 1 + SIM_Q_PARTS); /* the queue and its parts */
 	dvs_sim_fail_next_destroy(EIO);
 	CU_ASSERT_EQUAL(G->devx_umem_dereg(q.umem[0]), EIO);
 	CU_ASSERT_EQUAL(sim_stats(ctx).umems, 3u);
@@ -394,6 +460,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_flow_counter),
 	DVS_TEST(test_virtq_create_query),
 	DVS_TEST(test_virtq_create_checks),
+	DVS_TEST(test_tis_td_counters),
 	DVS_TEST(test_virtq_state_machine),
 	DVS_TEST(test_virtq_modify_select),
 	DVS_TEST(test_umem_in_use),

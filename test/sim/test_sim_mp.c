@@ -178,7 +178,7 @@ static void test_child_imports_and_uses(void)
 	{
 		struct dvs_sim_stats s = sim_stats(w.ctx);
 		CU_ASSERT_EQUAL(s.vars, 1u);
-		CU_ASSERT_EQUAL(s.devx_objs, 2u); /* queue and PD */
+		CU_ASSERT_EQUAL(s.devx_objs, 1 + SIM_Q_PARTS); /* queue and its parts */
 		CU_ASSERT_EQUAL(s.umems, 3u);
 	}
 	dvs_sim_engine_destroy(e);
@@ -213,7 +213,7 @@ static void test_destroy_in_child_kills_for_parent(void)
 	close(sock);
 	CU_ASSERT_EQUAL(query_q(w.q.q, w.q.id, &q), ENOENT);
 	CU_ASSERT_EQUAL(sim_stats(w.ctx).vars, 0u);
-	CU_ASSERT_EQUAL(sim_stats(w.ctx).devx_objs, 1u); /* the PD */
+	CU_ASSERT_EQUAL(sim_stats(w.ctx).devx_objs, SIM_Q_PARTS); /* the queue's parts */
 	G->var_unimport(w.var);
 	w.var = NULL;
 	world_free(&w);
@@ -315,11 +315,13 @@ static void child_checks_alive(int sock)
 	struct dvs_sim_stats s;
 
 	CHILD_CHECK(v != NULL && o != NULL);
-	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 1 && s.devx_objs == 2);
+	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 1 &&
+		    s.devx_objs == 1 + SIM_Q_PARTS);
 	/* Last user: clean up as an owner would. */
 	CHILD_CHECK(G->devx_obj_destroy(o) == 0);
 	G->free_var(v);
-	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 0 && s.devx_objs == 1);
+	CHILD_CHECK(dvs_sim_stats(ctx, &s) == 0 && s.vars == 0 &&
+		    s.devx_objs == SIM_Q_PARTS);
 	G->close_device(ctx);
 }
 
@@ -341,8 +343,11 @@ static void test_objects_outlive_creator_context(void)
 		G->devx_umem_unimport(w.q.umem[i]);
 		w.q.umem[i] = NULL;
 	}
-	G->devx_obj_unimport(w.q.pd);
-	w.q.pd = NULL;
+	struct mlx5dv_devx_obj **parts[] = { &w.q.pd, &w.q.td, &w.q.tis, &w.q.counters };
+	for (unsigned int i = 0; i < SIM_Q_PARTS; i++) {
+		G->devx_obj_unimport(*parts[i]);
+		*parts[i] = NULL;
+	}
 	G->close_device(w.ctx);
 	w.ctx = NULL;
 	CU_ASSERT_EQUAL(wait_exit(pid), 0);
