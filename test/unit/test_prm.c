@@ -293,6 +293,67 @@ static void test_flow_counter(void)
 	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x800u);
 }
 
+/* alloc_transport_domain_out.transport_domain 0x48/24; create_tis_in:
+ * opcode 0x0/16, the tisc at 0x100 with lag_tx_port_affinity 0x4/4,
+ * prio 0xc/4, transport_domain 0x128/24; create_tis_out.tisn 0x48/24. */
+static void test_td_and_tis(void)
+{
+	uint8_t in[DVSHARE_PRM_CREATE_TIS_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+
+	memset(in, 0xee, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_alloc_td(in), 16u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x816u);
+	CU_ASSERT_EQUAL(bits(in, 0x10, 0x70), 0u);
+	memset(in, 0xee, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_create_tis(in, 0xabcdef, 1), 192u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x912u);
+	CU_ASSERT_EQUAL(bits(in, 0x100 + 0x4, 4), 1u);
+	CU_ASSERT_EQUAL(bits(in, 0x100 + 0xc, 4), 0u);
+	CU_ASSERT_EQUAL(bits(in, 0x100 + 0x128, 24), 0xabcdefu);
+	CU_ASSERT_EQUAL(bits(in, 0x100 + 0x120, 8), 0u);
+	CU_ASSERT_EQUAL(in[191], 0u); /* the whole tisc is cleared */
+	memset(out, 0, sizeof(out));
+	out[8] = 0x99; /* reserved above the 24-bit ids */
+	set_bits(out, 0x48, 24, 0x54321);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN, out), 0x54321u);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_CREATE_TIS, out), 0x54321u);
+}
+
+/* create_virtio_q_counters_in: general_obj_in_cmd_hdr with obj_type
+ * 0x1c, then virtio_q_counters; query output: received_desc 0x80/64,
+ * completed_desc 0xc0/64, error_cqes 0x100/32, bad_desc_errors 0x120/32,
+ * exceed_max_chain 0x140/32, invalid_buffer 0x160/32, all after the
+ * 0x80-bit header. MLX5_ST_SZ_DW of it is 18 dwords: 72 bytes. */
+static void test_virtq_counters(void)
+{
+	uint8_t in[DVSHARE_PRM_VIRTQ_COUNTERS_SIZE], out[DVSHARE_PRM_VIRTQ_COUNTERS_SIZE];
+	struct dvshare_prm_virtq_counters c;
+
+	memset(in, 0xee, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_counters_create(in), 72u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0xa00u);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x1cu);
+	CU_ASSERT_EQUAL(in[71], 0u);
+	CU_ASSERT_EQUAL(dvshare_prm_virtq_counters_query(in, 0x1234), 16u);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0xa02u);
+	CU_ASSERT_EQUAL(bits(in, 0x30, 16), 0x1cu);
+	CU_ASSERT_EQUAL(bits(in, 0x40, 32), 0x1234u);
+	memset(out, 0, sizeof(out));
+	set_bits(out, 0x80 + 0x80, 64, 11);
+	set_bits(out, 0x80 + 0xc0, 64, 12);
+	set_bits(out, 0x80 + 0x100, 32, 13);
+	set_bits(out, 0x80 + 0x120, 32, 14);
+	set_bits(out, 0x80 + 0x140, 32, 15);
+	set_bits(out, 0x80 + 0x160, 32, 16);
+	dvshare_prm_virtq_counters_parse(out, &c);
+	CU_ASSERT_EQUAL(c.received_desc, 11u);
+	CU_ASSERT_EQUAL(c.completed_desc, 12u);
+	CU_ASSERT_EQUAL(c.error_cqes, 13u);
+	CU_ASSERT_EQUAL(c.bad_desc_errors, 14u);
+	CU_ASSERT_EQUAL(c.exceed_max_chain, 15u);
+	CU_ASSERT_EQUAL(c.invalid_buffer, 16u);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_big_endian_and_unaligned),
 	DVS_TEST(test_header),
@@ -301,6 +362,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_virtq_modify_and_query),
 	DVS_TEST(test_caps),
 	DVS_TEST(test_flow_counter),
+	DVS_TEST(test_td_and_tis),
+	DVS_TEST(test_virtq_counters),
 	DVS_TEST_END,
 };
 
