@@ -100,6 +100,8 @@ struct dvs_sim_stats {
 	uint32_t umems;           /**< live UMEMs */
 	uint32_t pages_held;      /**< VAR pages freed but still mapped somewhere */
 	uint64_t lock_recoveries; /**< times a dead lock holder was recovered */
+	uint32_t uars;            /**< live UARs: one per open or imported context
+				       not closed (a dead process's stays) */
 };
 
 /**

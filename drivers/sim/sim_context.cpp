@@ -49,9 +49,13 @@ int index_of(const struct ibv_device *dev)
 	return -1;
 }
 
-/* A context around a ufile that is already set up. */
+/* A context around a ufile that is already set up, with its UAR. */
 struct ibv_context *finish_context(std::unique_ptr<SimContext> sc)
 {
+	{
+		UfileLock lock(sc->ufile.hdr());
+		sc->uar = alloc_uar(sc->ufile);
+	}
 	sc->magic = kContextMagic;
 	sc->ibv.device = &devices()[sc->ufile.hdr()->dev_index];
 	sc->ibv.cmd_fd = sc->ufile.fd();
@@ -164,6 +168,10 @@ int close_device(struct ibv_context *ctx)
 		return fail(EINVAL);
 	sc->magic = 0;
 	pthread_mutex_destroy(&sc->ibv.mutex);
+	{
+		UfileLock lock(sc->ufile.hdr());
+		free_uar(sc->ufile, sc->uar);
+	}
 	/* The ufile closes the fd and unmaps; its objects live on while
 	 * another process or context holds the memfd, as the kernel's do. */
 	std::unique_ptr<SimContext> owned(sc);

@@ -20,6 +20,7 @@ struct SimContext {
 	struct ibv_context ibv; /* must stay first */
 	uint64_t magic;
 	Ufile ufile;
+	uint32_t uar = HandleTable::kNone; /* this context's UAR (sim_uar.cpp) */
 };
 
 struct SimVar {
@@ -74,6 +75,11 @@ int close_device(struct ibv_context *ctx);
 /* The errno armed by dvs_sim_fail_next_destroy(), disarmed by the call,
  * or 0: the next DEVX object destroy or UMEM dereg fails with it. */
 int take_destroy_failure();
+
+/* A context's UAR (a handle and an mmap entry; HandleTable::kNone when
+ * none could be had), and its destroy. Under the ufile lock. */
+uint32_t alloc_uar(const Ufile &u);
+void free_uar(const Ufile &u, uint32_t handle);
 
 /* VAR calls, and the kernel's mmap handler of a cmd_fd. */
 struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags);

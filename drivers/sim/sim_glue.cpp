@@ -86,6 +86,7 @@ int dvs_sim_stats(struct ibv_context *ctx, struct dvs_sim_stats *stats)
 	stats->vars = t.live(KobjType::Var);
 	stats->devx_objs = t.live(KobjType::DevxObj);
 	stats->umems = t.live(KobjType::Umem);
+	stats->uars = t.live(KobjType::Uar);
 	stats->lock_recoveries = sc->ufile.hdr()->lock_recoveries;
 	return 0;
 }

@@ -4,12 +4,14 @@
  * bytes, so this is the "kernel" and "firmware" state of the software
  * device. The file is sparse: untouched slots and pages cost nothing.
  *
- *   [0, kCtlOff)     VAR pages, each at the mmap offset the kernel would
- *                    give it (var_mmap_off()); nothing else lives here
+ *   [0, kCtlOff)     VAR pages, each at the mmap offset the kernel gave
+ *                    its mmap entry (entry_mmap_off()); nothing else lives
+ *                    here (a UAR's entry has no page in the sim)
  *   kCtlOff          UfileHdr: lock, counters, identity
  *   + kTableOff      Kobj[kSlots]: the uverbs object table, by handle
  *   + kPagesOff      PageState[kVarPages]: VAR page bookkeeping
  *   + kMapsOff       MapRec[kMapsPerPage][kVarPages]: who maps each page
+ *   + kEntriesOff    EntryRec[kMmapEntries]: the mmap entries (VARs, UARs)
  *
  * The sim's own view of the file is one mapping from offset 0 of the
  * whole file; an application's VAR mapping never starts at offset 0,
@@ -27,32 +29,36 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 4;
+constexpr uint32_t kLayoutVersion = 5;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
 constexpr uint32_t kIdxBits = 17;                  /* kSlots == 1 << kIdxBits */
 constexpr uint32_t kMapsPerPage = 128;             /* tracked mappings per VAR page */
 static_assert(kSlots == (1u << kIdxBits));
-static_assert(kVarPages <= 4096, "var_mmap_off() stays below kCtlOff");
+/* mmap entries of a ufile: one per VAR page, and as many for the UARs
+ * of its contexts (one per open or import). The kernel's range is far
+ * larger; this one never starves VARs of entries. */
+constexpr uint32_t kMmapEntries = 2 * kVarPages;
+static_assert(kVarPages <= 4096, "entry_mmap_off() stays below kCtlOff");
 
 /*
- * mmap offset of VAR page @page_id, as mlx5_ib gives it on a 4 KiB-page
- * host: mmap entries are allocated from page offset 9 << 16 on, and the
- * entry index is folded into the offset command (mlx5_entry_to_mmap_offset).
- * The sim allocates VAR pages and entries together, so entry index and
- * page_id are one number.
+ * mmap offset of mmap entry @entry, as mlx5_ib gives it on a 4 KiB-page
+ * host: VARs and UARs take the lowest free entry of one range starting at
+ * page offset 9 << 16 (rdma_user_mmap_entry_insert_range), and the entry
+ * index is folded into the offset command (mlx5_entry_to_mmap_offset).
  */
-constexpr uint64_t var_mmap_off(uint32_t page_id)
+constexpr uint64_t entry_mmap_off(uint32_t entry)
 {
-	return (static_cast<uint64_t>(page_id >> 8) << 16 | 9u << 8 | (page_id & 0xffu)) << 12;
+	return (static_cast<uint64_t>(entry >> 8) << 16 | 9u << 8 | (entry & 0xffu)) << 12;
 }
 
 constexpr size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
-constexpr size_t kCtlOff = 0x1'0000'0000; /* above every VAR page (4 GiB) */
-static_assert(var_mmap_off(kVarPages - 1) + kPage <= kCtlOff);
+constexpr size_t kCtlOff = 0x2'0000'0000; /* above every entry's page (8 GiB) */
+static_assert(entry_mmap_off(kMmapEntries - 1) + kPage <= kCtlOff);
 
-enum class KobjType : uint32_t { Free = 0, Var = 1, DevxObj = 2, Umem = 3 };
+enum class KobjType : uint32_t { Free = 0, Var = 1, DevxObj = 2, Umem = 3, Uar = 4 };
+constexpr uint32_t kKobjTypes = 5;
 
 /*
  * One uverbs object and, for DEVX objects and UMEMs, the firmware object
@@ -62,7 +68,8 @@ enum class KobjType : uint32_t { Free = 0, Var = 1, DevxObj = 2, Umem = 3 };
 struct Kobj {
 	uint32_t type;          /* KobjType */
 	uint32_t fw_gen;        /* bumped at each allocation: firmware ids differ */
-	uint32_t id;            /* VAR: page_id; DEVX: firmware id; UMEM: umem_id */
+	uint32_t id;            /* VAR: page_id; DEVX: firmware id; UMEM: umem_id;
+				   UAR: its mmap entry */
 	uint16_t create_op;     /* DEVX: the create command's opcode */
 	uint16_t obj_type;      /* DEVX general object: obj_type */
 	uint16_t uid;           /* DEVX uid the kernel stamped into the command */
@@ -89,7 +96,8 @@ struct HtabHdr {
 	uint32_t capacity;      /* slots */
 	uint32_t first_free;    /* no free slot below this one */
 	uint32_t live;
-	uint32_t live_by_type[4];
+	uint32_t live_by_type[kKobjTypes];
+	uint32_t reserved;
 };
 
 enum class PageUse : uint32_t {
@@ -106,7 +114,17 @@ struct PageState {
 	uint32_t nmaps;         /* MapRec entries in use */
 	uint64_t kicks;         /* doorbells seen since the page was allocated */
 	uint32_t maps_lost;     /* more mappings than records: scan every process */
-	uint32_t reserved;
+	uint32_t entry;         /* Owned, Released: its mmap entry (EntryRec index) */
+};
+
+enum class EntryUse : uint32_t { Free = 0, Var = 1, Uar = 2 };
+
+/* One mmap entry: free, a VAR page's (until the page is back in the pool,
+ * as the kernel's entry lives until its last mapping goes) or a UAR's
+ * (until the UAR object is destroyed). */
+struct EntryRec {
+	uint32_t use;           /* EntryUse */
+	uint32_t owner;         /* Var: page_id; Uar: the UAR's handle */
 };
 
 /* One mapping of a VAR page made through the sim's mmap. */
@@ -124,7 +142,7 @@ struct UfileHdr {
 	uint32_t devx_uid;      /* the uid the kernel stamps into DEVX commands */
 	uint64_t ino;           /* the memfd's inode and device, as /proc shows them */
 	uint64_t dev;
-	uint64_t ctl_off, table_off, pages_off, maps_off, total_size;
+	uint64_t ctl_off, table_off, pages_off, maps_off, entries_off, total_size;
 	uint64_t lock_recoveries;
 	pthread_mutex_t lock;   /* robust, process-shared */
 	HtabHdr htab;
@@ -133,7 +151,8 @@ struct UfileHdr {
 constexpr size_t kTableOff = align_up(sizeof(UfileHdr), kPage);
 constexpr size_t kPagesOff = align_up(kTableOff + sizeof(Kobj) * kSlots, kPage);
 constexpr size_t kMapsOff = align_up(kPagesOff + sizeof(PageState) * kVarPages, kPage);
-constexpr size_t kCtlSize = align_up(kMapsOff + sizeof(MapRec) * kMapsPerPage * kVarPages, kPage);
+constexpr size_t kEntriesOff = align_up(kMapsOff + sizeof(MapRec) * kMapsPerPage * kVarPages, kPage);
+constexpr size_t kCtlSize = align_up(kEntriesOff + sizeof(EntryRec) * kMmapEntries, kPage);
 constexpr size_t kUfileSize = kCtlOff + kCtlSize;
 
 } // namespace dvs::sim

@@ -151,6 +151,7 @@ int Ufile::create(uint32_t dev_index)
 	h->table_off = kTableOff;
 	h->pages_off = kPagesOff;
 	h->maps_off = kMapsOff;
+	h->entries_off = kEntriesOff;
 	h->total_size = kUfileSize;
 	rc = init_lock(&h->lock);
 	if (rc != 0)
@@ -180,7 +181,7 @@ int Ufile::adopt(int fd)
 	const UfileHdr *h = hdr_;
 	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != kMagic ||
 	    h->version != kLayoutVersion || h->total_size != kUfileSize ||
-	    h->ctl_off != kCtlOff || h->maps_off != kMapsOff ||
+	    h->ctl_off != kCtlOff || h->maps_off != kMapsOff || h->entries_off != kEntriesOff ||
 	    h->dev_index >= DVS_SIM_NUM_DEVICES || h->ino != st.st_ino) {
 		unmap();
 		return -EINVAL;
@@ -209,10 +210,21 @@ MapRec &Ufile::map_rec(uint32_t page_id, uint32_t i) const
 	return reinterpret_cast<MapRec *>(ctl + kMapsOff)[static_cast<size_t>(i) * kVarPages + page_id];
 }
 
+EntryRec &Ufile::entry(uint32_t e) const
+{
+	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
+
+	return reinterpret_cast<EntryRec *>(ctl + kEntriesOff)[e];
+}
+
 uint32_t *Ufile::var_words(uint32_t page_id) const
 {
+	/* The engine reads without the lock, after seeing the page Owned
+	 * (acquire): the entry was set before. */
+	uint32_t e = std::atomic_ref<uint32_t>(page(page_id).entry).load(std::memory_order_relaxed);
+
 	return reinterpret_cast<uint32_t *>(var_base_.load(std::memory_order_acquire) +
-					    var_mmap_off(page_id));
+					    entry_mmap_off(e));
 }
 
 int UfileLock::acquire(UfileHdr *hdr)

@@ -47,11 +47,14 @@ public:
 	 * page is contiguous, so a process mapping many pages (each usually
 	 * mapped by few) touches few pages of the table, not one per VAR. */
 	MapRec &map_rec(uint32_t page_id, uint32_t i) const;
+	/* mmap entry @e (below kMmapEntries). */
+	EntryRec &entry(uint32_t e) const;
 	/* Map the VAR area if this process has not yet (thread-safe,
 	 * idempotent). Returns 0 or a negative errno. */
 	int map_var_area() const;
-	/* This process's view of a VAR page; map_var_area() must have
-	 * succeeded first. */
+	/* This process's view of VAR page @page_id, at its entry's offset
+	 * (Owned or Released pages); map_var_area() must have succeeded
+	 * first. */
 	uint32_t *var_words(uint32_t page_id) const;
 
 	/* Run @fn on every Ufile this process has mapped, with the list

@@ -43,7 +43,8 @@ SimVar *to_var(struct mlx5dv_var *var)
 
 /* mlx5dv_alloc_var: flags other than TLP are EOPNOTSUPP in libmlx5; the
  * kernel takes the lowest free page (alloc_var_entry: find_first_zero_bit),
- * -ENOSPC when there is none. */
+ * -ENOSPC when there is none, and the lowest free mmap entry, which the
+ * contexts' UARs share (rdma_user_mmap_entry_insert_range). */
 struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags)
 {
 	SimContext *sc = to_sim(ctx);
@@ -64,7 +65,7 @@ struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags)
 	}
 	t.at(handle)->id = static_cast<uint32_t>(page);
 	return make_var(sc, handle, static_cast<uint32_t>(page), kPage,
-			var_mmap_off(static_cast<uint32_t>(page)));
+			entry_mmap_off(sc->ufile.page(static_cast<uint32_t>(page)).entry));
 }
 
 /* mlx5dv_free_var: destroys whatever VAR the handle names now (a stale
@@ -119,13 +120,13 @@ void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_
 {
 	SimContext *sc = to_sim(ctx);
 
-	if (sc == nullptr || offset < 0)
-		return fail_null<void>(EINVAL);
-	int page = page_of_offset(static_cast<uint64_t>(offset));
-	if (page < 0 || length != kPage || (flags & MAP_TYPE) != MAP_SHARED)
+	if (sc == nullptr || offset < 0 || length != kPage || (flags & MAP_TYPE) != MAP_SHARED)
 		return fail_null<void>(EINVAL);
 	UfileLock lock(sc->ufile.hdr());
-	if (sc->ufile.page(static_cast<uint32_t>(page)).use != static_cast<uint32_t>(PageUse::Owned))
+	/* A UAR's entry has no page in the sim: refused as an unknown one. */
+	int page = page_of_offset(sc->ufile, static_cast<uint64_t>(offset));
+	if (page < 0 ||
+	    sc->ufile.page(static_cast<uint32_t>(page)).use != static_cast<uint32_t>(PageUse::Owned))
 		return fail_null<void>(EINVAL);
 	void *p = ::mmap(nullptr, length, prot, flags, sc->ufile.fd(), offset);
 	if (p == MAP_FAILED)

@@ -118,7 +118,7 @@ private:
 bool page_unmapped(const Ufile &u, uint32_t page_id, ProcMaps &pm)
 {
 	PageState &ps = u.page(page_id);
-	const uint64_t off = var_mmap_off(page_id);
+	const uint64_t off = entry_mmap_off(ps.entry);
 	uint32_t kept = 0;
 
 	for (uint32_t i = 0; i < ps.nmaps; i++) {
@@ -164,14 +164,45 @@ void flag_forked_pages()
 
 } // namespace
 
-int page_of_offset(uint64_t off)
+int page_of_offset(const Ufile &u, uint64_t off)
 {
 	uint64_t pgoff = off >> 12;
 	uint64_t index = (pgoff & 0xff) | (pgoff >> 16) << 8;
 
-	if (index >= kVarPages || var_mmap_off(static_cast<uint32_t>(index)) != off)
+	if (index >= kMmapEntries || entry_mmap_off(static_cast<uint32_t>(index)) != off)
 		return -1;
-	return static_cast<int>(index);
+	const EntryRec &e = u.entry(static_cast<uint32_t>(index));
+	return e.use == static_cast<uint32_t>(EntryUse::Var) ? static_cast<int>(e.owner) : -1;
+}
+
+int take_entry(const Ufile &u, EntryUse use, uint32_t owner)
+{
+	for (uint32_t e = 0; e < kMmapEntries; e++) {
+		EntryRec &r = u.entry(e);
+		if (r.use == static_cast<uint32_t>(EntryUse::Free)) {
+			r.owner = owner;
+			r.use = static_cast<uint32_t>(use);
+			return static_cast<int>(e);
+		}
+	}
+	return -ENOSPC;
+}
+
+void free_entry(const Ufile &u, uint32_t e)
+{
+	u.entry(e).use = static_cast<uint32_t>(EntryUse::Free);
+}
+
+/* Is a freed page's entry, not yet known to be unmapped, below entry @e?
+ * Then a reclaim may lower the entry a new VAR gets. */
+static bool released_entry_below(const Ufile &u, int e)
+{
+	for (uint32_t p = 0; p < kVarPages; p++) {
+		const PageState &ps = u.page(p);
+		if (use_of(ps) == PageUse::Released && static_cast<int>(ps.entry) < e)
+			return true;
+	}
+	return false;
 }
 
 uint32_t reclaim_pages(const Ufile &u)
@@ -183,12 +214,38 @@ uint32_t reclaim_pages(const Ufile &u)
 		PageState &ps = u.page(p);
 		if (use_of(ps) != PageUse::Released)
 			continue;
-		if (page_unmapped(u, p, pm))
+		if (page_unmapped(u, p, pm)) {
+			free_entry(u, ps.entry);
 			set_use(ps, PageUse::Free);
-		else
+		} else
 			held++;
 	}
 	return held;
+}
+
+/* The lowest free page; a freed page below it that nobody maps any more
+ * is reclaimed first (once: *reclaimed). -1 when none is free. */
+static int lowest_free_page(const Ufile &u, bool *reclaimed)
+{
+	for (uint32_t p = 0; p < kVarPages; p++) {
+		const PageState &ps = u.page(p);
+		if (use_of(ps) == PageUse::Released && !*reclaimed) {
+			reclaim_pages(u); /* may free this page or lower ones: none is lower */
+			*reclaimed = true;
+		}
+		if (use_of(ps) == PageUse::Free)
+			return static_cast<int>(p);
+	}
+	return -1;
+}
+
+/* The lowest free mmap entry, or -1. */
+static int lowest_free_entry(const Ufile &u)
+{
+	for (uint32_t e = 0; e < kMmapEntries; e++)
+		if (u.entry(e).use == static_cast<uint32_t>(EntryUse::Free))
+			return static_cast<int>(e);
+	return -1;
 }
 
 int take_page(const Ufile &u, uint32_t handle)
@@ -198,27 +255,31 @@ int take_page(const Ufile &u, uint32_t handle)
 
 	if (rc != 0)
 		return rc;
-	for (uint32_t p = 0; p < kVarPages; p++) {
-		PageState &ps = u.page(p);
-		if (use_of(ps) == PageUse::Released && !reclaimed) {
-			reclaim_pages(u); /* may free this page or lower ones: none is lower */
-			reclaimed = true;
-		}
-		if (use_of(ps) != PageUse::Free)
-			continue;
-		uint32_t *words = u.var_words(p);
-		memset(words, 0, kPage);
-		std::atomic_ref<uint32_t>(words[DVS_SIM_DB_OFFSET / 4])
-			.store(DVS_SIM_DB_IDLE, std::memory_order_relaxed);
-		std::atomic_ref<uint64_t>(ps.kicks).store(0, std::memory_order_relaxed);
-		std::atomic_ref<uint32_t>(ps.last).store(0, std::memory_order_relaxed);
-		ps.handle = handle;
-		ps.nmaps = 0;
-		ps.maps_lost = 0;
-		set_use(ps, PageUse::Owned);
-		return static_cast<int>(p);
+	int p = lowest_free_page(u, &reclaimed);
+	int e = lowest_free_entry(u);
+	/* The kernel frees a VAR's page and entry at its last unmap, which
+	 * the sim learns only by a reclaim: one may lower both. */
+	if (p >= 0 && e >= 0 && !reclaimed && released_entry_below(u, e)) {
+		reclaim_pages(u);
+		p = lowest_free_page(u, &reclaimed);
+		e = lowest_free_entry(u);
 	}
-	return -ENOSPC;
+	if (p < 0 || e < 0)
+		return -ENOSPC;
+	PageState &ps = u.page(static_cast<uint32_t>(p));
+	take_entry(u, EntryUse::Var, static_cast<uint32_t>(p));
+	std::atomic_ref<uint32_t>(ps.entry).store(static_cast<uint32_t>(e), std::memory_order_relaxed);
+	uint32_t *words = u.var_words(static_cast<uint32_t>(p));
+	memset(words, 0, kPage);
+	std::atomic_ref<uint32_t>(words[DVS_SIM_DB_OFFSET / 4])
+		.store(DVS_SIM_DB_IDLE, std::memory_order_relaxed);
+	std::atomic_ref<uint64_t>(ps.kicks).store(0, std::memory_order_relaxed);
+	std::atomic_ref<uint32_t>(ps.last).store(0, std::memory_order_relaxed);
+	ps.handle = handle;
+	ps.nmaps = 0;
+	ps.maps_lost = 0;
+	set_use(ps, PageUse::Owned);
+	return p;
 }
 
 void release_page(const Ufile &u, uint32_t page_id)

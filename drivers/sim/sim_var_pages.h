@@ -28,13 +28,19 @@ int take_page(const Ufile &u, uint32_t handle);
  * until its mappings are gone. */
 void release_page(const Ufile &u, uint32_t page_id);
 
-/* The page whose mmap offset is @off, or -1 when no page has it. */
-int page_of_offset(uint64_t off);
+/* The VAR page whose mmap entry has offset @off, or -1 when none has. */
+int page_of_offset(const Ufile &u, uint64_t off);
 
-/* Remember that this process mapped @page_id at @addr. */
+/* The lowest free mmap entry, now @use's for @owner; -ENOSPC when none is
+ * free. Entries are shared by VARs and UARs, as the kernel's are. */
+int take_entry(const Ufile &u, EntryUse use, uint32_t owner);
+/* Entry @e is free again. */
+void free_entry(const Ufile &u, uint32_t e);
+
 /* This process's pid, without a system call after the first. */
 int32_t self_pid();
 
+/* Remember that this process mapped @page_id at @addr. */
 void record_mapping(const Ufile &u, uint32_t page_id, const void *addr);
 
 /* Return freed pages nobody maps any more to the pool. Returns the number

@@ -242,10 +242,15 @@ static void kill_secondary_at(const char *tag, const char *fault, int during_des
 			CU_ASSERT_EQUAL(peer_wait(a, MP_TIMEOUT_MS), 128 + SIGKILL);
 			OK(&s.prim, "create " DEV " obj q0 0 64");
 		} else {
+			long uars = ok_num(peer_cmd(&s.prim, "simuars " DEV));
 			kill9(a);
 			/* The primary heard it die (PEER_DIED), not detach. */
 			CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 6", 1), 1);
 			REPLY_IS(&s.prim, "ok 0", "ev 3");
+			/* Its context's UAR stays until the primary closes the
+			 * device, as the kernel keeps a dead process's uverbs
+			 * objects until the last fd of the ufile goes. */
+			CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "simuars " DEV)), uars);
 		}
 	}
 	survivors_work(&s, b);

@@ -431,6 +431,20 @@ static void cmd_simstats(const char *dev)
 	reply("ok %u %u %u", s.vars, s.devx_objs, s.umems);
 }
 
+/* "ok <UARs>": the device's live UARs, one per context any process opened
+ * or imported and did not close (a dead process's stays). */
+static void cmd_simuars(const char *dev)
+{
+	struct dvshare_dev *d = dev_of(dev);
+	struct dvs_sim_stats s;
+
+	if (d == NULL)
+		return;
+	if (dvs_sim_stats(dvshare_dev_ctx(d), &s) != 0)
+		return reply("err %d not a sim device", EINVAL);
+	reply("ok %u", s.uars);
+}
+
 static void cmd_hold(struct dvshare_dev *d, const char *what, const char *name)
 {
 	for (unsigned int i = 0; i < MAX_HELD; i++) {
@@ -872,6 +886,8 @@ static int run(char *line)
 		cmd_regwrite(a);
 	} else if (sscanf(line, "simstats %255s", a) == 1) {
 		cmd_simstats(a);
+	} else if (sscanf(line, "simuars %255s", a) == 1) {
+		cmd_simuars(a);
 	} else if (sscanf(line, "close %255s", a) == 1) {
 		if ((d = dev_of(a)) == NULL)
 			return 0;

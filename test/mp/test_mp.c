@@ -364,8 +364,14 @@ static void test_secondary_exit_keeps_objects(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	OK(a, "lookup %s obj q0", dev0);
 	OK(a, "ring %s db0 0 0 1", dev0);
+	/* The primary's context and each secondary's import hold a UAR. */
+	long uars = hw ? 0 : ok_num(peer_cmd(&s.prim, "simuars %s", dev0));
+	if (!hw)
+		CU_ASSERT_EQUAL(uars, 3);
 	OK(a, "close %s", dev0);
 	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	if (!hw) /* its close gave its UAR back */
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "simuars %s", dev0)), uars - 1);
 	if (!hw) /* var; queue, counters, PD, TD, TIS; its three UMEMs and m0 */
 		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "simstats %s", dev0), "ok 1 5 4");
 	CU_ASSERT_STRING_EQUAL(peer_cmd(b, "query %s q0", dev0), "ok 0 64 0 0");

@@ -237,12 +237,17 @@ static void test_import_unrelated_context(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(wrong);
 	dvshare_prm_query_flow_counter(in, id, 0);
 	CU_ASSERT_EQUAL(G->devx_obj_query(wrong, in, 32, out, sizeof(out)), ENOENT);
-	theirs = sim_counter(stranger, 0, &their_id); /* same handle over there */
+	/* The same handle over there: this pair's two contexts took handles
+	 * 0 and 1 for their UARs, so the stranger gets a second context too. */
+	struct ibv_context *stranger_imp = sim_import(stranger);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(stranger_imp);
+	theirs = sim_counter(stranger, 0, &their_id);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(theirs);
 	CU_ASSERT_EQUAL(G->devx_obj_destroy(wrong), 0); /* and this kills theirs */
 	CU_ASSERT_EQUAL(sim_stats(stranger).devx_objs, 0u);
 	G->devx_obj_unimport(theirs);
 	G->devx_obj_destroy(c);
+	G->close_device(stranger_imp);
 	G->close_device(stranger);
 	teardown();
 }

@@ -60,8 +60,10 @@ static void world_free(struct world *w)
 			G->devx_umem_unimport(w->q.umem[i]);
 		free(w->q.mem[i]);
 	}
-	if (w->q.pd != NULL && G->devx_obj_destroy(w->q.pd) != 0)
-		G->devx_obj_unimport(w->q.pd);
+	struct mlx5dv_devx_obj *parts[] = { w->q.counters, w->q.tis, w->q.td, w->q.pd };
+	for (unsigned int i = 0; i < SIM_Q_PARTS; i++)
+		if (parts[i] != NULL && G->devx_obj_destroy(parts[i]) != 0)
+			G->devx_obj_unimport(parts[i]);
 	if (w->var != NULL)
 		G->free_var(w->var);
 	if (w->ctx != NULL)
@@ -180,6 +182,8 @@ static void test_child_imports_and_uses(void)
 		CU_ASSERT_EQUAL(s.vars, 1u);
 		CU_ASSERT_EQUAL(s.devx_objs, 1 + SIM_Q_PARTS); /* queue and its parts */
 		CU_ASSERT_EQUAL(s.umems, 3u);
+		/* The child's import took a UAR, its close gave it back. */
+		CU_ASSERT_EQUAL(s.uars, 1u);
 	}
 	dvs_sim_engine_destroy(e);
 	world_free(&w);
@@ -381,6 +385,9 @@ static void test_child_killed_holding_imports(void)
 	CU_ASSERT_EQUAL(wait_exit(pid), 1000 + SIGKILL);
 	close(sock);
 	CU_ASSERT_EQUAL(sim_stats(w.ctx).vars, 1u);
+	/* Its imported context's UAR outlives it: only the ufile's end (the
+	 * last fd closed) frees a dead process's objects, as in the kernel. */
+	CU_ASSERT_EQUAL(sim_stats(w.ctx).uars, 2u);
 	db = sim_map_var(w.ctx, w.var);
 	e = dvs_sim_engine_create(w.ctx);
 	*sim_db(db) = 1;

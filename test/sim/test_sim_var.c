@@ -60,24 +60,66 @@ static void test_export_sizes_versioned(void)
 }
 
 /* The offsets a 4 KiB-page host gets: entries from page offset 9 << 16,
- * the entry index folded into the command byte's neighbours. */
+ * the entry index folded into the command byte's neighbours. The pair's
+ * two contexts each hold a UAR, whose entries (0, 1) come first: VAR
+ * page i has entry i + 2. */
 static void test_mmap_offsets(void)
 {
-	struct mlx5dv_var *v[257];
+	struct mlx5dv_var *v[255];
 
 	setup();
-	for (int i = 0; i < 257; i++) {
+	CU_ASSERT_EQUAL(sim_stats(ctx).uars, 2u);
+	for (int i = 0; i < 255; i++) {
 		v[i] = G->alloc_var(ctx, 0);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(v[i]);
 		CU_ASSERT_EQUAL(v[i]->page_id, (uint32_t)i);
 	}
-	CU_ASSERT_EQUAL(v[0]->mmap_off, 0x900000);
-	CU_ASSERT_EQUAL(v[1]->mmap_off, 0x901000);
-	CU_ASSERT_EQUAL(v[255]->mmap_off, 0x9ff000);
-	CU_ASSERT_EQUAL(v[256]->mmap_off, 0x10900000);
-	for (int i = 0; i < 257; i++)
+	CU_ASSERT_EQUAL(v[0]->mmap_off, 0x902000);
+	CU_ASSERT_EQUAL(v[1]->mmap_off, 0x903000);
+	CU_ASSERT_EQUAL(v[253]->mmap_off, 0x9ff000);
+	CU_ASSERT_EQUAL(v[254]->mmap_off, 0x10900000);
+	for (int i = 0; i < 255; i++)
 		G->free_var(v[i]);
 	teardown();
+}
+
+/* Every open and every import makes a UAR, as libmlx5's context setup
+ * does: a uverbs handle and an mmap entry in the VARs' range, given back
+ * by the context's close. So a fresh device's first VAR is neither
+ * handle 0 nor entry 0, and an entry a closed context gave back goes to
+ * the next VAR; the UAR's entry itself cannot be mapped in the sim. */
+static void test_uar_per_context(void)
+{
+	struct ibv_context *c = sim_open("sim1", 1), *i;
+	struct mlx5dv_var *a, *b;
+	uint32_t blob[DVS_SIM_VAR_EXPORT_SIZE / 4];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(sim_stats(c).uars, 1u);
+	i = sim_import(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+	CU_ASSERT_EQUAL(sim_stats(c).uars, 2u);
+	a = G->alloc_var(c, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(a->page_id, 0u);
+	CU_ASSERT_EQUAL(a->mmap_off, 0x902000);
+	CU_ASSERT_EQUAL(G->var_export(a, blob), 0);
+	CU_ASSERT_EQUAL(blob[0], 2u); /* handle: after the two UARs */
+	CU_ASSERT_EQUAL(G->close_device(i), 0);
+	CU_ASSERT_EQUAL(sim_stats(c).uars, 1u);
+	b = G->alloc_var(c, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->page_id, 1u);
+	CU_ASSERT_EQUAL(b->mmap_off, 0x901000); /* the closed context's entry */
+	CU_ASSERT_EQUAL(G->var_export(b, blob), 0);
+	CU_ASSERT_EQUAL(blob[0], 1u); /* and its handle */
+	/* The open context's UAR entry (0): the sim has no page for it. */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(G->mmap_cmd(c, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 0x900000));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	G->free_var(a);
+	G->free_var(b);
+	CU_ASSERT_EQUAL(G->close_device(c), 0);
 }
 
 /* "import returns a VAR associated with the exported attributes" in the
@@ -348,6 +390,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_export_layout),
 	DVS_TEST(test_export_sizes_versioned),
 	DVS_TEST(test_mmap_offsets),
+	DVS_TEST(test_uar_per_context),
 	DVS_TEST(test_import_same_and_imported_context),
 	DVS_TEST(test_unimport_keeps_object),
 	DVS_TEST(test_free_kills_for_all),
