@@ -70,14 +70,14 @@ bool umems_fit(const Ufile &u, const dvshare_prm_virtq &q, Kobj *umem[3])
 	return true;
 }
 
-/* INIT -> RDY -> SUSPEND, anything -> ERR. SUSPEND -> RDY only on a
- * device with freeze_to_rdy_supported (the kernel's mlx5_vdpa resumes a
- * queue only then; DPDK's vdpa never does, it makes the queue again),
- * which the sim does not report. */
+/* The state changes Linux's mlx5_vdpa asks for (mlx5_vnet.c
+ * is_valid_state_change): INIT -> RDY, RDY -> SUSPEND, and SUSPEND -> RDY
+ * only on a device with freeze_to_rdy_supported (is_resumable), which the
+ * sim does not report; DPDK's vdpa never resumes, it makes the queue
+ * again. ERR is the device's to enter; nothing leaves it. Whatever no
+ * driver asks for is refused: the firmware's answer is not known. */
 bool transition_ok(uint8_t from, uint8_t to)
 {
-	if (to == DVSHARE_PRM_VIRTQ_STATE_ERR || from == to)
-		return true;
 	return (from == DVSHARE_PRM_VIRTQ_STATE_INIT && to == DVSHARE_PRM_VIRTQ_STATE_RDY) ||
 	       (from == DVSHARE_PRM_VIRTQ_STATE_RDY && to == DVSHARE_PRM_VIRTQ_STATE_SUSPEND) ||
 	       (from == DVSHARE_PRM_VIRTQ_STATE_SUSPEND && to == DVSHARE_PRM_VIRTQ_STATE_RDY &&
@@ -162,8 +162,10 @@ FwStatus virtq_modify(Kobj &k, const FwCmd &c)
 	dvshare_prm_virtq_parse(c.in, &want);
 	if (sel == 0 || (sel & ~kSupported) != 0)
 		return bad_param(DVS_SIM_SYND_BAD_SELECT);
-	/* A running queue changes state only. */
-	if (cur.state == DVSHARE_PRM_VIRTQ_STATE_RDY && (sel & ~DVSHARE_PRM_VIRTQ_MODIFY_STATE) != 0)
+	/* Fields other than the state change only in INIT or SUSPEND
+	 * (mlx5_vnet.c modifiable_virtqueue_fields). */
+	if ((sel & ~DVSHARE_PRM_VIRTQ_MODIFY_STATE) != 0 &&
+	    cur.state != DVSHARE_PRM_VIRTQ_STATE_INIT && cur.state != DVSHARE_PRM_VIRTQ_STATE_SUSPEND)
 		return fw_error(DVSHARE_PRM_STATUS_BAD_RES_STATE, DVS_SIM_SYND_BAD_RES_STATE);
 	if ((sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_TYPE) && want.virtio_q_type != DVSHARE_PRM_VIRTQ_TYPE_SPLIT)
 		return bad_param(DVS_SIM_SYND_UNSUPPORTED);

@@ -3,8 +3,9 @@
  * Suites mp and hw: a real primary and real secondaries (mp_peer), sharing
  * a device through dvshare. Default device: sim0. With --hw, the ibdev
  * named by DVSHARE_HW_IBDEV (or the hw_ibdev Meson option) is used: every
- * command is then a real one (VIRTIO_NET_Q with its PD and UMEMs sized from
- * the caps, flow counters), no doorbell page is ever read back, the checks
+ * command is then a real one (VIRTIO_NET_Q with its PD, TIS, counters and
+ * UMEMs sized from the caps, flow counters), no doorbell page is ever read
+ * back, each test says what it assumes of the device and why, the checks
  * that need the software engine are left out, and a scenario the device
  * has no capability for is skipped with the reason printed.
  *
@@ -91,7 +92,13 @@ static void scene_end(struct scene *s)
 	mp_cleanup(s->prefix);
 }
 
-/* Everything the primary published is there right after rte_eal_init. */
+/* Everything the primary published is there right after rte_eal_init.
+ * Assumes of a NIC: a VIRTIO_NET_Q built as app_virtq_create() builds it
+ * (PD, TD, TIS, UMEMs of a * size + b bytes from the caps, its own
+ * counters when general_obj_types lists them, INIT, NO_MSIX) is created:
+ * DPDK's vdpa/mlx5 builds the same (mlx5_vdpa_create_dev_resources,
+ * mlx5_vdpa_virtq_sub_objs_prepare); firmware ids may be 0 (nothing
+ * promises otherwise). */
 static void test_visible_after_eal_init(void)
 {
 	struct scene s;
@@ -131,7 +138,10 @@ static void test_visible_after_eal_init(void)
 
 /* Every process's doorbell address is its own mapping plus the device's
  * in-page doorbell offset, and a doorbell written by a secondary reaches
- * the device (on the sim, its engine counts it). */
+ * the device (on the sim, its engine counts it). Assumes of a NIC: the
+ * doorbell is at doorbell_bar_offset & (page size - 1) of the mapped VAR
+ * page (DPDK's mlx5_vdpa_create_dev_resources adds exactly that); the page
+ * is register space, never read back here. */
 static void test_doorbell_reaches_device(void)
 {
 	struct scene s;
@@ -180,7 +190,10 @@ static void test_doorbell_reaches_device(void)
 }
 
 /* A flow counter, the object rdma-core's own export/import test shares:
- * read by a secondary through its own context. */
+ * read by a secondary through its own context. Assumes of a NIC:
+ * ALLOC_FLOW_COUNTER without a pd or bulk is taken (rdma-core's
+ * tests/test_mlx5_devx.py test_devx_obj_export_import sends it with every
+ * field 0); on a NIC the values are the device's, not checked. */
 static void test_shared_flow_counter(void)
 {
 	struct scene s;
@@ -228,7 +241,11 @@ static void test_metadata_roundtrip(void)
 }
 
 /* Objects published after a secondary started: announced, then imported
- * at the first lookup. */
+ * at the first lookup. Assumes of a NIC: the modify of hw_available_index
+ * in INIT needs vnet_modify_ext, virtio_net_q_addr_modify and
+ * virtio_q_index_modify (DPDK's mlx5_vdpa_virtq.c modifies only with all
+ * three; left out, saying so, without them) and is allowed in INIT (Linux
+ * mlx5_vnet.c modifiable_virtqueue_fields: INIT or SUSPEND). */
 static void test_late_publish(void)
 {
 	struct scene s;
@@ -261,7 +278,8 @@ static void test_late_publish(void)
 	scene_end(&s);
 }
 
-/* Several devices, more than fit in one attach message. */
+/* Several devices, more than fit in one attach message. On a NIC: flow
+ * counters on the one device named, assumed as in test_shared_flow_counter. */
 static void test_many_devices(void)
 {
 	struct scene s;
@@ -312,6 +330,9 @@ static void test_late_device(void)
 	scene_end(&s);
 }
 
+/* 1,000 objects of every kind imported by a secondary. Assumes of a NIC:
+ * as many VAR pages as BAR size over doorbell stride (mlx5_ib's VAR table
+ * is sized so, mlx5_ib_init_var_table), at least 250 of them. */
 static void test_thousand_objects(void)
 {
 	struct scene s;
@@ -342,7 +363,8 @@ static void test_thousand_objects(void)
 	scene_end(&s);
 }
 
-/* A secondary leaving (by close and by exit) destroys nothing. */
+/* A secondary leaving (by close and by exit) destroys nothing. Assumes of
+ * a NIC what test_late_publish does for its modify. */
 static void test_secondary_exit_keeps_objects(void)
 {
 	struct scene s;
@@ -420,7 +442,11 @@ static void test_primary_without_dvshare(void)
 	mp_cleanup(s.prefix);
 }
 
-/* Bad input from the application gets a clear error and changes nothing. */
+/* Bad input from the application gets a clear error and changes nothing.
+ * Assumes of a NIC: a queue whose index is max_num_virtio_queues is
+ * refused by the device (the cap bounds the queue index; DPDK's vdpa/mlx5
+ * and Linux's mlx5_vdpa never ask for one past it); every other refusal
+ * here is dvshare's or rdma-core's own, before any command. */
 static void test_publish_errors(void)
 {
 	struct scene s;

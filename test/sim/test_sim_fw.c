@@ -323,10 +323,12 @@ static int set_state(struct sim_q *q, uint8_t state, uint8_t *out)
 	return modify(q, DVSHARE_PRM_VIRTQ_MODIFY_STATE, &w, out);
 }
 
-/* INIT -> RDY -> SUSPEND, anything -> ERR; SUSPEND -> RDY only where the
- * caps say freeze_to_rdy_supported (the sim's do not); RDY needs the
- * guest-memory mkey (sim: non-zero, it models no MKEY objects); a running
- * queue changes its state only. */
+/* The changes Linux's mlx5_vdpa asks for (is_valid_state_change): INIT ->
+ * RDY -> SUSPEND; SUSPEND -> RDY only where the caps say
+ * freeze_to_rdy_supported (the sim's do not); nothing else, ERR and
+ * staying put included. RDY needs the guest-memory mkey (sim: non-zero,
+ * it models no MKEY objects); fields other than the state change only in
+ * INIT or SUSPEND (modifiable_virtqueue_fields). */
 static void test_virtq_state_machine(void)
 {
 	uint8_t out[DVSHARE_PRM_HDR_SIZE];
@@ -337,6 +339,10 @@ static void test_virtq_state_machine(void)
 	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_SUSPEND, out), EREMOTEIO);
 	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_STATE);
+	for (uint8_t st = DVSHARE_PRM_VIRTQ_STATE_INIT; st <= DVSHARE_PRM_VIRTQ_STATE_ERR; st += 3) {
+		CU_ASSERT_EQUAL(set_state(&q, st, out), EREMOTEIO); /* INIT -> INIT, -> ERR */
+		CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_STATE);
+	}
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out), EREMOTEIO);
 	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_NO_MKEY);
 	memset(&w, 0, sizeof(w));
@@ -355,14 +361,15 @@ static void test_virtq_state_machine(void)
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out),
 			DVS_SIM_FREEZE_TO_RDY ? 0 : EREMOTEIO);
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_INIT, out), EREMOTEIO);
-	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_ERR, out), 0);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_ERR, out), EREMOTEIO);
+	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_SUSPEND, out), EREMOTEIO);
 	{
 		uint8_t in[16], qout[DVSHARE_PRM_VIRTQ_SIZE];
 		struct dvshare_prm_virtq got;
 		CU_ASSERT_EQUAL(G->devx_obj_query(q.q, in, dvshare_prm_virtq_query(in, q.id), qout,
 						  sizeof(qout)), 0);
 		dvshare_prm_virtq_parse(qout, &got);
-		CU_ASSERT_EQUAL(got.state, DVSHARE_PRM_VIRTQ_STATE_ERR);
+		CU_ASSERT_EQUAL(got.state, DVSHARE_PRM_VIRTQ_STATE_SUSPEND);
 		CU_ASSERT_EQUAL(got.mkey, 0x1100u);
 		CU_ASSERT_EQUAL(got.desc_addr, 0x10000u);
 		CU_ASSERT_EQUAL(got.hw_available_index, 3);
