@@ -85,7 +85,7 @@ counter=$(grep "^query rx0:" "$work/B.log") || fail "secondary B could not read 
 echo
 echo "dvshare demo on sim0 (software mlx5 device), file prefix $prefix"
 printf '%-16s %-56s %s\n' "process" "did" "device saw"
-printf '%-16s %-56s %s\n' "primary" "pid $(sed -n 's/^ready primary pid=\([0-9]*\).*/\1/p' "$work/primary.log"): 2 VARs, 2 VIRTIO_NET_Qs (+PD, TIS, 6 UMEMs), 1 flow counter" "engine on service lcore 1"
+printf '%-16s %-56s %s\n' "primary" "pid $(sed -n 's/^ready primary pid=\([0-9]*\).*/\1/p' "$work/primary.log"): 2 VARs, 2 queues (+PD, TIS, UMEMs), 1 counter" "engine on service lcore 1"
 row A db0 0 q0
 row B db1 1 q1
 printf '%-16s %-56s %s\n' "secondary B" "read flow counter rx0 through its own context" \

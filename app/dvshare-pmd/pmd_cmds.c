@@ -92,8 +92,16 @@ int pmd_virtq_create(const char *dev, const char *name, uint32_t qidx, uint32_t 
 	rc = app_virtq_create(d, name, (uint16_t)qidx, (uint16_t)qsize, &id, &status, &synd);
 	if (rc != 0)
 		return dev_error(rc, what, status, synd);
-	printf("obj %s on %s: VIRTIO_NET_Q obj_id=%u (pd %s, umems %s.umem1..3)\n", name, dev, id,
-	       APP_PD_NAME, name);
+	char counters[sizeof(what) + 16] = "";
+	struct dvshare_obj *c;
+	snprintf(what, sizeof(what), "%s" APP_COUNTERS_SUFFIX, name);
+	c = dvshare_obj_lookup(d, what);
+	if (c != NULL) { /* made only when the device offers them */
+		snprintf(counters, sizeof(counters), ", counters %s", what);
+		dvshare_obj_release(c);
+	}
+	printf("obj %s on %s: VIRTIO_NET_Q obj_id=%u (pd %s, tis %s, umems %s.umem1..3%s)\n", name,
+	       dev, id, APP_PD_NAME, APP_TIS_NAME, name, counters);
 	if (meta != NULL && dvshare_set_meta(d, name, meta, strlen(meta)) != 0) {
 		snprintf(what, sizeof(what), "meta set %s", name);
 		return lib_error(-rte_errno, what);
