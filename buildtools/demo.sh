@@ -76,7 +76,7 @@ row() { # name var queue_index queue
   avail=$(field "$q" hw_available_index)
   [ "$kicks" -ge 1 ] && [ "$last" = "$3" ] && [ "$avail" = 500 ] ||
     fail "device saw kicks=$kicks last=$last avail=$avail for secondary $1"
-  printf '%-16s %-56s %s\n' "secondary $1" "pid $pid: $4 avail=500, kicked queue $3 500x via $2" \
+  printf '%-16s %-58s %s\n' "secondary $1" "pid $pid: $4 avail=500, kicked queue $3 500x via $2" \
     "$2: $kicks kicks, last queue $last; $4: avail $avail"
 }
 
@@ -84,11 +84,11 @@ counter=$(grep "^query rx0:" "$work/B.log") || fail "secondary B could not read 
 
 echo
 echo "dvshare demo on sim0 (software mlx5 device), file prefix $prefix"
-printf '%-16s %-56s %s\n' "process" "did" "device saw"
-printf '%-16s %-56s %s\n' "primary" "pid $(sed -n 's/^ready primary pid=\([0-9]*\).*/\1/p' "$work/primary.log"): 2 VARs, 2 queues (+PD, TIS, UMEMs), 1 counter" "engine on service lcore 1"
+printf '%-16s %-58s %s\n' "process" "did" "device saw"
+printf '%-16s %-58s %s\n' "primary" "pid $(sed -n 's/^ready primary pid=\([0-9]*\).*/\1/p' "$work/primary.log"): 2 VARs, 2 queues (+PD, TIS, UMEMs), 1 counter" "engine on service lcore 1"
 row A db0 0 q0
 row B db1 1 q1
-printf '%-16s %-56s %s\n' "secondary B" "read flow counter rx0 through its own context" \
+printf '%-16s %-58s %s\n' "secondary B" "read flow counter rx0 through its own context" \
   "packets=$(field "$counter" packets) octets=$(field "$counter" octets)"
 echo
 echo "Kicks between two engine passes reach the sim as one (a NIC sees each); see doc/sim.md."
