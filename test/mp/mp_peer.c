@@ -419,30 +419,36 @@ static void cmd_engine(const char *dev, int poll)
 	reply("err %d too many engines", ENOSPC);
 }
 
-static void cmd_simstats(const char *dev)
+/* The sim's counts for @dev into *s: 0, or -1 after replying why not. */
+static int sim_stats_of(const char *dev, struct dvs_sim_stats *s)
 {
 	struct dvshare_dev *d = dev_of(dev);
-	struct dvs_sim_stats s;
 
 	if (d == NULL)
-		return;
-	if (dvs_sim_stats(dvshare_dev_ctx(d), &s) != 0)
-		return reply("err %d not a sim device", EINVAL);
-	reply("ok %u %u %u", s.vars, s.devx_objs, s.umems);
+		return -1;
+	if (dvs_sim_stats(dvshare_dev_ctx(d), s) != 0) {
+		reply("err %d not a sim device", EINVAL);
+		return -1;
+	}
+	return 0;
+}
+
+static void cmd_simstats(const char *dev)
+{
+	struct dvs_sim_stats s;
+
+	if (sim_stats_of(dev, &s) == 0)
+		reply("ok %u %u %u", s.vars, s.devx_objs, s.umems);
 }
 
 /* "ok <UARs>": the device's live UARs, one per context any process opened
  * or imported and did not close (a dead process's stays). */
 static void cmd_simuars(const char *dev)
 {
-	struct dvshare_dev *d = dev_of(dev);
 	struct dvs_sim_stats s;
 
-	if (d == NULL)
-		return;
-	if (dvs_sim_stats(dvshare_dev_ctx(d), &s) != 0)
-		return reply("err %d not a sim device", EINVAL);
-	reply("ok %u", s.uars);
+	if (sim_stats_of(dev, &s) == 0)
+		reply("ok %u", s.uars);
 }
 
 static void cmd_hold(struct dvshare_dev *d, const char *what, const char *name)
