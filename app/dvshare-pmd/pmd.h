@@ -77,6 +77,18 @@ struct dvshare_dev *pmd_dev(const char *what, const char *name);
 /* "simN": the library's rule for the software device (doc/sim.md). */
 int pmd_is_sim(const char *dev);
 
+/* Handles to use now (pmd_held.c): a secondary keeps the ones it took, so
+ * held objects keep working after its primary is gone; give each back
+ * with pmd_put_*() (a no-op for a kept one). NULL with rte_errno. */
+struct dvshare_var *pmd_var(struct dvshare_dev *dev, const char *name);
+struct dvshare_obj *pmd_obj(struct dvshare_dev *dev, const char *name);
+void pmd_put_var(struct dvshare_var *v);
+void pmd_put_obj(struct dvshare_obj *o);
+/* Let go of the kept handles of @dev (NULL: of every device). */
+void pmd_held_drop(struct dvshare_dev *dev);
+/* "alive", "exited", "died": enum dvshare_primary_state. */
+const char *pmd_primary_state_str(uint32_t state);
+
 /* The engine of each device, as --engine started it. */
 enum pmd_engine_state {
 	PMD_ENGINE_ON, PMD_ENGINE_OFF, PMD_ENGINE_NIC, PMD_ENGINE_UNKNOWN,
@@ -130,6 +142,15 @@ void pmd_interact(void);
 
 /* Set by "quit" and by a signal; failures counted for "bye". */
 extern volatile int pmd_quit;
+
+/* SIGINT/SIGTERM (pmd_signal.c): set up before rte_eal_init() (blocked,
+ * taken only while waiting); wait until @fd is readable: 1, 0 when a
+ * signal asked to quit, -1 on error; take pending ones now; the signal
+ * that asked to quit, or 0. */
+void pmd_signals_setup(void);
+int pmd_wait_input(int fd);
+void pmd_signals_poll(void);
+int pmd_quit_signal(void);
 extern int pmd_failures;
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmdline.h>
 #include <cmdline_parse_num.h>
@@ -357,6 +358,13 @@ void pmd_interact(void)
 	cl = cmdline_stdin_new(commands_and_rest, "dvshare> ");
 	if (cl == NULL)
 		return;
-	cmdline_interact(cl);
+	/* cmdline_interact(), with the wait that takes quit signals. */
+	for (char c; pmd_wait_input(0) > 0;) {
+		ssize_t n = read(0, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || cmdline_in(cl, &c, 1) < 0)
+			break;
+	}
 	cmdline_stdin_exit(cl);
 }

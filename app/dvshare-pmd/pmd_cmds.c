@@ -176,7 +176,7 @@ static int ring(const char *name, uint32_t value, uint32_t count, uint32_t inter
 	snprintf(what, sizeof(what), "ring %s", name);
 	if (object_of(what, name, KIND(PMD_KIND_VAR), "a VAR page", &o) != 0)
 		return -EINVAL;
-	v = dvshare_var_lookup(o.dev, name);
+	v = pmd_var(o.dev, name);
 	if (v == NULL)
 		return lib_error(-rte_errno, what);
 	db = dvshare_var_doorbell(v); /* looked up once; the loop is the hot path */
@@ -185,7 +185,7 @@ static int ring(const char *name, uint32_t value, uint32_t count, uint32_t inter
 		if (interval_us != 0)
 			usleep(interval_us);
 	}
-	dvshare_var_release(v);
+	pmd_put_var(v);
 	printf("ring %s: %u doorbell(s) written, value=%u\n", name, count, value);
 	return 0;
 }
@@ -199,7 +199,7 @@ static struct dvshare_obj *devx_object(const char *what, const char *name, unsig
 
 	if (object_of(what, name, want, wanted, info) != 0)
 		return NULL;
-	h = dvshare_obj_lookup(info->dev, name);
+	h = pmd_obj(info->dev, name);
 	if (h == NULL)
 		lib_error(-rte_errno, what);
 	return h;
@@ -250,7 +250,7 @@ static int query(const char *name)
 		rc = query_virtq(o, name, what);
 	else
 		rc = query_counter(o, name, what);
-	dvshare_obj_release(o);
+	pmd_put_obj(o);
 	return rc;
 }
 
@@ -292,7 +292,7 @@ static int modify(const char *name, const char *field, const uint32_t *value)
 		printf("modify %s: %s=%u\n", name, field, *value);
 	else
 		dev_error(rc, what, status, synd);
-	dvshare_obj_release(o);
+	pmd_put_obj(o);
 	return rc;
 }
 

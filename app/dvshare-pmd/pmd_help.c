@@ -45,7 +45,7 @@ static const struct cmd_doc {
 	{ "show objects [dev]", "published objects of every device, or of one: type, id, size, "
 	  "metadata", S_SHOW },
 	{ "show peers", "primary: the attached secondaries (pid, uid, devices); secondary: "
-	  "whether the primary lives", S_SHOW },
+	  "the primary's state (alive, exited, died)", S_SHOW },
 	{ "show engine", "per device, whether the software device's engine runs; per VAR page, "
 	  "the doorbells it saw and the last value", S_SHOW | S_DOORBELLS },
 	{ "stats", "this process's dvshare counters", S_SHOW },

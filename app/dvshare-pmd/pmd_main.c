@@ -314,17 +314,56 @@ static int run_file(FILE *f)
 	size_t cap = 0;
 
 	errno = 0;
-	while (!pmd_quit && getline(&line, &cap, f) != -1)
+	while ((pmd_signals_poll(), !pmd_quit) && getline(&line, &cap, f) != -1)
 		pmd_parse_line(line);
 	free(line);
 	return ferror(f) ? (errno != 0 ? errno : EIO) : 0;
+}
+
+/* Standard input, line by line, read without stdio: a quit signal is
+ * taken only while waiting (pmd_wait_input), and stdio could hold lines
+ * in its buffer that no wait would see. The last line may lack its '\n'. */
+static void run_stdin(void)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	while (pmd_wait_input(0) > 0) {
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap + 8192);
+			if (nb == NULL)
+				break;
+			buf = nb;
+			cap += 8192;
+		}
+		ssize_t n = read(0, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		char *start = buf, *nl;
+		while (!pmd_quit && (nl = memchr(start, '\n', len - (size_t)(start - buf))) != NULL) {
+			*nl = '\0';
+			pmd_parse_line(start);
+			start = nl + 1;
+			pmd_signals_poll();
+		}
+		len -= (size_t)(start - buf);
+		memmove(buf, start, len);
+	}
+	if (len > 0 && !pmd_quit) {
+		buf[len] = '\0';
+		pmd_parse_line(buf);
+	}
+	free(buf);
 }
 
 /* --cmd and --cmdline-file in order; a file that cannot be read is one
  * failure, and the rest still runs. */
 static void run_script(const struct pmd_opts *o)
 {
-	for (int i = 0; i < o->nscript && !pmd_quit; i++) {
+	for (int i = 0; i < o->nscript && (pmd_signals_poll(), !pmd_quit); i++) {
 		const char *arg = o->script[i].arg;
 		char what[512];
 		FILE *f;
@@ -346,18 +385,13 @@ static void run_script(const struct pmd_opts *o)
 	}
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	pmd_quit = 1;
-}
-
 /* Primary: coordinated close of every device; secondary: detach. */
 static void close_all(void)
 {
 	struct dvshare_dev *devs[64];
 	int n = dvshare_dev_list(devs, 64);
 
+	pmd_held_drop(NULL);
 	for (int i = 0; i < n && i < 64; i++) {
 		if (app_dev_close(devs[i]) != 0) {
 			pmd_error(-rte_errno, "closing", "%s: %s", dvshare_dev_name(devs[i]),
@@ -379,6 +413,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	early_options(argc, argv, &o);
+	pmd_signals_setup(); /* before EAL's threads: they inherit the mask */
 	rte_set_application_usage_hook(usage_hook);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -387,8 +422,6 @@ int main(int argc, char **argv)
 	}
 	if (o.quiet)
 		rte_log_set_global_level(RTE_LOG_WARNING);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	if (startup(&o) == 0) {
 		printf("ready %s pid=%d devices=%d attach_status=%d\n",
 		       rte_eal_process_type() == RTE_PROC_PRIMARY ? "primary" : "secondary",
@@ -398,8 +431,11 @@ int main(int argc, char **argv)
 		if (!pmd_quit && (o.interactive || (o.nscript == 0 && !o.from_stdin && isatty(0))))
 			pmd_interact();
 		else if (!pmd_quit && (o.from_stdin || o.nscript == 0))
-			(void)run_file(stdin);
+			run_stdin();
 	}
+	if (pmd_quit_signal() != 0)
+		printf("\nsignal %d (%s) received: closing\n", pmd_quit_signal(),
+		       strsignal(pmd_quit_signal()));
 	close_all();
 	rte_eal_cleanup();
 	printf("bye: %d failed command(s)\n", pmd_failures);

@@ -255,7 +255,7 @@ int pmd_show_peers(void)
 		pmd_table_init(&t, head2, 2);
 		pmd_table_row(&t);
 		pmd_table_cell(&t, "primary");
-		pmd_table_cell(&t, "%s", s.orphaned ? "died" : "alive");
+		pmd_table_cell(&t, "%s", pmd_primary_state_str(s.primary_state));
 		pmd_table_print(&t, "peers");
 		return 0;
 	}
@@ -277,13 +277,14 @@ int pmd_show_stats(void)
 	struct dvshare_stats s;
 
 	dvshare_stats_get(&s);
-	printf("stats: attach_status=%d devices=%u attach_us=%lu imports=%lu lookups=%lu "
+	/* The names of struct dvshare_stats and /dvshare/stats. */
+	printf("stats: attach_status=%d devices=%u attach_ns=%lu imports=%lu lookups=%lu "
 	       "published=%lu destroyed=%lu destroy_busy=%lu revoked=%lu peers=%u orphaned=%u "
-	       "refused=%lu\n",
-	       s.attach_status, s.devices, (unsigned long)(s.attach_ns / 1000),
-	       (unsigned long)s.imports, (unsigned long)s.lookups, (unsigned long)s.published,
-	       (unsigned long)s.destroyed, (unsigned long)s.destroy_busy, (unsigned long)s.revoked,
-	       s.peers, s.orphaned, (unsigned long)s.refused);
+	       "refused=%lu primary=%s\n",
+	       s.attach_status, s.devices, (unsigned long)s.attach_ns, (unsigned long)s.imports,
+	       (unsigned long)s.lookups, (unsigned long)s.published, (unsigned long)s.destroyed,
+	       (unsigned long)s.destroy_busy, (unsigned long)s.revoked, s.peers, s.orphaned,
+	       (unsigned long)s.refused, pmd_primary_state_str(s.primary_state));
 	return 0;
 }
 

@@ -494,6 +494,16 @@ enum dvshare_attach_mode {
 __rte_experimental
 int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns);
 
+/** What a secondary knows of its primary (dvshare_stats.primary_state). */
+enum dvshare_primary_state {
+	DVSHARE_PRIMARY_ALIVE = 0,  /**< running (always, in the primary itself) */
+	DVSHARE_PRIMARY_EXITED = 1, /**< left normally, saying goodbye: no new
+				         lookups; objects it did not destroy keep
+				         working through held handles */
+	DVSHARE_PRIMARY_DIED = 2,   /**< gone without a goodbye (killed, crashed):
+				         the same, and DVSHARE_EVENT_PRIMARY_DIED */
+};
+
 /** Process-wide counters (see dvshare_stats_get()). */
 struct dvshare_stats {
 	int32_t attach_status;     /**< as dvshare_attach_status() */
@@ -512,6 +522,8 @@ struct dvshare_stats {
 				        that is not who it claims, or over rte_mp
 				        where only a secondary's channel is taken
 				        (doc/protocol.md, "Threats") */
+	uint32_t primary_state;    /**< enum dvshare_primary_state (orphaned is
+				        1 for DVSHARE_PRIMARY_DIED only) */
 };
 
 /** An attached secondary, as the primary sees it. */

@@ -376,6 +376,9 @@ int dvshare_stats_get(struct dvshare_stats *st)
 	st->revoked = c.revoked.load();
 	st->refused = c.refused.load();
 	st->orphaned = lib.orphaned() != 0;
+	st->primary_state = lib.orphaned() != 0	       ? DVSHARE_PRIMARY_DIED
+			    : lib.primary_exited() != 0 ? DVSHARE_PRIMARY_EXITED
+							: DVSHARE_PRIMARY_ALIVE;
 	st->attach_mode = dvs::attach_mode_now();
 	st->peers = static_cast<uint32_t>(guarded(size_t{0}, [] { return dvs::Peers::get().list().size(); }));
 	std::lock_guard<std::mutex> lock(lib.mu);

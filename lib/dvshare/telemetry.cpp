@@ -36,6 +36,18 @@ namespace {
  * is about 130 bytes, so a page of objects holds this many. */
 constexpr int kObjectsPerReply = 100;
 
+const char *primary_state_name(uint32_t st)
+{
+	return st == DVSHARE_PRIMARY_DIED ? "died" : st == DVSHARE_PRIMARY_EXITED ? "exited" : "alive";
+}
+
+const char *primary_state_now()
+{
+	struct dvshare_stats s;
+
+	return dvshare_stats_get(&s) == 0 ? primary_state_name(s.primary_state) : "alive";
+}
+
 const char *type_name(uint32_t t)
 {
 	return t == DVSHARE_TYPE_VAR ? "var" : t == DVSHARE_TYPE_OBJ ? "obj" : "umem";
@@ -327,9 +339,7 @@ int tel_peers(const char *, const char *params, struct rte_tel_data *d)
 		int primary = lib.devices.empty() ? 0 : lib.devices[0]->registry().hdr()->primary_pid;
 		rte_tel_data_add_dict_string(d, "role", "secondary");
 		rte_tel_data_add_dict_int(d, "primary_pid", primary);
-		rte_tel_data_add_dict_string(d, "primary", lib.orphaned() != 0 ? "died"
-						   : lib.primary_exited() != 0 ? "exited"
-									      : "alive");
+		rte_tel_data_add_dict_string(d, "primary", primary_state_now());
 		return 0;
 	}
 	std::vector<PeerInfo> peers = Peers::get().list();
@@ -387,6 +397,7 @@ int tel_stats(const char *, const char *params, struct rte_tel_data *d)
 	dvs_tel_dict_uint(d, "revoked", s.revoked);
 	dvs_tel_dict_uint(d, "peers", s.peers);
 	dvs_tel_dict_uint(d, "orphaned", s.orphaned);
+	rte_tel_data_add_dict_string(d, "primary", primary_state_name(s.primary_state));
 	dvs_tel_dict_uint(d, "refused", s.refused);
 	rte_tel_data_add_dict_string(d, "attach_mode",
 				     attach_mode_name(static_cast<enum dvshare_attach_mode>(s.attach_mode)));

@@ -7,6 +7,9 @@
  *
  * argv: DVSHARE_PMD SOURCE_ROOT
  */
+#include <signal.h>
+#include <time.h>
+
 #include "dvs_cunit.h"
 #include "dvs_dpdk_compat.h"
 #include "pmd_harness.h"
@@ -822,6 +825,149 @@ static void md_code(const char *s, char *buf, size_t len)
 
 /* Every option --help names and every command "help all" names appear in
  * doc/pmd.md (tables) and in the manual page. */
+/* ------------------------------------------------------- primary gone */
+
+/* Ask @sec's "show peers" until its primary is in @state (it learns of
+ * the primary's end from its own watch, a moment later); 1 once it is. */
+static int primary_becomes(struct peer *sec, const char *state)
+{
+	char row[64];
+
+	snprintf(row, sizeof(row), "primary %s", state);
+	for (int i = 0; i < MP_TIMEOUT_MS / 50; i++) {
+		send_line(sec, "show peers");
+		const char *l = expect_row(sec, "primary");
+		if (l == NULL)
+			return 0;
+		if (fields_match(l, row))
+			return 1;
+		usleep(50000);
+	}
+	return 0;
+}
+
+static void start_secondary(struct peer *sec, const char *prefix)
+{
+	const char *const opts[] = { "--stdin", NULL };
+
+	CU_ASSERT_EQUAL_FATAL(pmd_start(sec, prefix, 0, 0, opts), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(expect_line(sec, "ready secondary pid="));
+}
+
+/*
+ * What a secondary says of its primary: alive, then exited (a quit: its
+ * close destroyed everything) or died (killed: the objects live on). The
+ * objects it used before its primary died keep working: the pmd holds
+ * their handles, and no lookup is needed.
+ */
+static void test_primary_gone(void)
+{
+	char prefix[96];
+	struct peer prim, sec;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	fresh_prefix(prefix, sizeof(prefix), "pmdgone");
+	CU_ASSERT_EQUAL_FATAL(start_primary(&prim, prefix, 0), 0);
+	start_secondary(&sec, prefix);
+	send_line(&sec, "ring db0 7 1 0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "ring db0: 1 doorbell(s) written"));
+	send_line(&sec, "query q0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "query q0: obj_id="));
+	kill(prim.pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(&prim, MP_TIMEOUT_MS), 128 + SIGKILL);
+	CU_ASSERT(primary_becomes(&sec, "died"));
+	send_line(&sec, "stats");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "stats: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec.last, " orphaned=1 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec.last, " primary=died"));
+	send_line(&sec, "ring db0 8 1 0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "ring db0: 1 doorbell(s) written"));
+	send_line(&sec, "query q0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "query q0: obj_id="));
+	/* Not used before: no lookup without a primary. */
+	send_line(&sec, "query c0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "error: query c0:"));
+	send_line(&sec, "quit");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "bye: 1 failed"));
+	CU_ASSERT_EQUAL(peer_wait(&sec, MP_TIMEOUT_MS), 1);
+	mp_cleanup(prefix);
+
+	/* A primary that quits: its secondary says it exited. */
+	fresh_prefix(prefix, sizeof(prefix), "pmdexit");
+	CU_ASSERT_EQUAL_FATAL(start_primary(&prim, prefix, 0), 0);
+	start_secondary(&sec, prefix);
+	send_line(&sec, "show peers");
+	CU_ASSERT_PTR_NOT_NULL(expect_row(&sec, "primary alive"));
+	stop(&prim);
+	CU_ASSERT(primary_becomes(&sec, "exited"));
+	send_line(&sec, "stats");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "stats: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec.last, " orphaned=0 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec.last, " primary=exited"));
+	stop(&sec);
+	mp_cleanup(prefix);
+}
+
+/* ------------------------------------------------------------- signals */
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * SIGTERM or SIGINT while the pmd blocks reading its input ends it within
+ * a second, with the usual close and exit status 0, as testpmd: a primary
+ * on --stdin (an open pipe nobody writes to) closes its device with a
+ * secondary attached, which hears the goodbye; a secondary at its prompt
+ * on a terminal says goodbye itself.
+ */
+static void test_signals_quit(void)
+{
+	const char *const popts[] = { "--dev", "sim0", "--var", "db0", "--stdin", NULL };
+	const char *const sopts[] = { NULL };
+	char prefix[96];
+	struct peer prim;
+	struct term sec;
+	struct timespec t0;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	fresh_prefix(prefix, sizeof(prefix), "pmdsig");
+	CU_ASSERT_EQUAL_FATAL(pmd_start(&prim, prefix, 1, 0, popts), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(expect_line(&prim, "ready primary"));
+	CU_ASSERT_EQUAL_FATAL(term_start(&sec, prefix, 0, sopts), 0);
+	CU_ASSERT_EQUAL_FATAL(term_expect(&sec, "dvshare> "), 0);
+
+	/* The secondary at its prompt. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(sec.p.pid, SIGINT);
+	CU_ASSERT_EQUAL(term_expect(&sec, "bye: 0 failed"), 0);
+	CU_ASSERT(ms_since(&t0) < 1000);
+	CU_ASSERT_EQUAL(term_finish(&sec), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec.log, "signal 2 (Interrupt) received: closing"));
+	term_free(&sec);
+
+	/* The primary on --stdin, with a secondary attached. */
+	CU_ASSERT_EQUAL_FATAL(term_start(&sec, prefix, 0, sopts), 0);
+	CU_ASSERT_EQUAL_FATAL(term_expect(&sec, "dvshare> "), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(prim.pid, SIGTERM);
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "signal 15 (Terminated) received: closing"));
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&prim, "bye: 0 failed"));
+	CU_ASSERT(ms_since(&t0) < 1000);
+	CU_ASSERT_EQUAL(peer_wait(&prim, MP_TIMEOUT_MS), 0);
+	/* The secondary heard the primary close: its objects are gone. */
+	term_type(&sec, "show objects\r");
+	CU_ASSERT_EQUAL(term_expect(&sec, "objects: none"), 0);
+	term_type(&sec, "quit\r");
+	CU_ASSERT_EQUAL(term_finish(&sec), 0);
+	term_free(&sec);
+	mp_cleanup(prefix);
+}
+
 static void test_docs_match(void)
 {
 	char *md = read_file("doc/pmd.md"), *man = read_file("doc/man/dvshare-pmd.1");
@@ -907,6 +1053,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_wrong_kind),
 	DVS_TEST(test_tab_completion),
 	DVS_TEST(test_engine_per_device),
+	DVS_TEST(test_primary_gone),
+	DVS_TEST(test_signals_quit),
 	DVS_TEST(test_docs_match),
 	DVS_TEST_END,
 };

@@ -173,7 +173,7 @@ def test_peers_and_stats(ctx):
     check(peers["peers"] == {str(pid): {"pid": pid, "uid": os.geteuid(), "devices": ["sim0"], "queued": 0}},
           "peer record: %r" % peers["peers"])
     check(stats["published"] == PRIMARY_OBJS + UMEMS and stats["attach_status"] == 0 and
-          stats["attach_mode"] == "eager", "stats: %r" % stats)
+          stats["attach_mode"] == "eager" and stats["primary"] == "alive", "stats: %r" % stats)
 
 
 def test_peer_leaves(ctx):
