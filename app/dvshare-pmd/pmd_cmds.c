@@ -38,9 +38,13 @@ int pmd_error(int rc, const char *what, const char *fmt, ...)
 	return rc;
 }
 
-/* The library's errno, as a reason. */
+/* The library's errno, as a reason. EPERM in a secondary is the library
+ * refusing what only a primary does (create, publish, destroy, metadata):
+ * said as the setup options say it. */
 static int lib_error(int rc, const char *what)
 {
+	if (rc == -EPERM && rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return pmd_error(rc, what, "for the primary (this is a secondary)");
 	return pmd_error(rc, what, "%s", strerror(-rc));
 }
 

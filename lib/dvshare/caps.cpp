@@ -58,6 +58,7 @@ int read_caps(const struct dvs_glue *g, struct ibv_context *ctx, DeviceCaps *cap
 	dvshare_prm_virtio_caps_parse(out.data(), &vio);
 	const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 	caps->virtio_net_q = true;
+	caps->vio = vio;
 	caps->db_offset = static_cast<uint32_t>(vio.doorbell_bar_offset & (page - 1));
 	return 0;
 }

@@ -12,12 +12,14 @@
 #include <string>
 
 #include "dvs_glue.h"
+#include "dvshare_prm.h"
 
 namespace dvs {
 
 struct DeviceCaps {
 	bool virtio_net_q = false; /* VIRTIO_NET_Q objects and VAR pages */
 	uint32_t db_offset = 0;    /* doorbell register, bytes into a VAR page */
+	struct dvshare_prm_virtio_caps vio = {}; /* when virtio_net_q */
 };
 
 /* Read @ctx's caps. 0, or a negative errno with the reason in @why

@@ -13,6 +13,7 @@
 #include "dvshare_prm.h"
 #include "ipc.h"
 #include "library.h"
+#include "virtq_check.h"
 
 using dvs::RegEntry;
 
@@ -204,6 +205,15 @@ dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t in
 			     "mlx5dv_devx_obj_create() and share it with dvshare_obj_publish()",
 			name_.c_str(), name, op);
 		return dvs::fail_null<dvshare_obj>(EOPNOTSUPP);
+	}
+	if (op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT && caps_.virtio_net_q &&
+	    dvshare_prm_hdr_decode(in).obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q) {
+		std::string why;
+		if (dvs::virtq_create_check(caps_.vio, in, inlen, &why) != 0) {
+			DVS_LOG(ERR, "%s: VIRTIO_NET_Q %s refused before the device: %s", name_.c_str(),
+				name, why.c_str());
+			return dvs::fail_null<dvshare_obj>(EINVAL);
+		}
 	}
 	struct mlx5dv_devx_obj *dv = glue_->devx_obj_create(ctx_, in, inlen, out, outlen);
 	if (dv == nullptr) {

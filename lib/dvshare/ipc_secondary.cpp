@@ -573,7 +573,8 @@ int ipc_secondary_attach()
 		return bad;
 	}
 	if (!primary_uses_dvshare(&primary)) {
-		DVS_LOG(INFO, "the primary does not use dvshare: no device to attach");
+		DVS_LOG(NOTICE, "the primary (pid %d) does not use dvshare: no device to attach",
+			(int)primary_by_lock());
 		return 0;
 	}
 	std::lock_guard<std::mutex> walk(link().mu);
