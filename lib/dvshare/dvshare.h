@@ -347,6 +347,9 @@ int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int time
  *   thread, as for dvshare_destroy()); or the errno of the first object
  *   the device refused to destroy (those stay published, the others are
  *   gone, and the log says how many).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_destroy_many(struct dvshare_dev *dev, const char *const *names, unsigned int n,
@@ -361,6 +364,9 @@ int dvshare_destroy_many(struct dvshare_dev *dev, const char *const *names, unsi
  * @param timeout_ms  how long to wait for the secondaries
  * @return as dvshare_destroy_many(); 0 when nothing matches; -EINVAL for a
  *   NULL @p pattern.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_destroy_glob(struct dvshare_dev *dev, const char *pattern, unsigned int timeout_ms);
@@ -377,6 +383,9 @@ int dvshare_destroy_glob(struct dvshare_dev *dev, const char *pattern, unsigned 
  * @return 0; -ENOTSUP on a real NIC (the NIC is the engine); -EALREADY;
  *   -EPERM in a secondary; -ENODEV (device closed); or another negative
  *   errno.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id);
@@ -391,6 +400,9 @@ int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id);
  * @param last_value  receives the last value (may be NULL)
  * @return 0; -ENOENT (no such VAR); -ENOTSUP (not a software device);
  *   -EINVAL/-ENAMETOOLONG (bad name); -ENODEV (device closed).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
@@ -416,6 +428,9 @@ struct dvshare_dev *dvshare_dev_lookup(const char *ibdev);
  * @param n     room in @p devs
  * @return the number of devices (which may exceed @p n), or -EINVAL (NULL
  *   @p devs with room).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_dev_list(struct dvshare_dev **devs, unsigned int n);
@@ -434,6 +449,9 @@ struct ibv_context *dvshare_dev_ctx(struct dvshare_dev *dev);
  *
  * @param dev  the device (also a closed one)
  * @return the name, or NULL for a NULL @p dev.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 const char *dvshare_dev_name(const struct dvshare_dev *dev);
@@ -490,6 +508,9 @@ enum dvshare_attach_mode {
  *                  patterns of 1 to 255 bytes (copied); other modes: NULL
  * @return 0; -EINVAL (unknown mode, patterns missing, present or out of
  *   range); -EBUSY (the attach already ran: the choice would be ignored).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *patterns);
@@ -542,6 +563,9 @@ struct dvshare_peer {
  * @param n      room in @p peers
  * @return the number of attached secondaries (which may exceed @p n), or
  *   -EINVAL (NULL @p peers with room).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_peers(struct dvshare_peer *peers, unsigned int n);
@@ -551,6 +575,9 @@ int dvshare_peers(struct dvshare_peer *peers, unsigned int n);
  *
  * @param stats  receives them
  * @return 0, or -EINVAL for a NULL @p stats.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_stats_get(struct dvshare_stats *stats);
@@ -622,13 +649,15 @@ void *dvshare_var_addr(const struct dvshare_var *var);
  * @param var  the handle
  * @return the address, or NULL for a NULL handle.
  */
-__rte_experimental
 void *dvshare_var_doorbell(const struct dvshare_var *var);
 
 /**
  * Length of the mapped VAR page.
  * @param var  the handle
  * @return bytes, or 0 for a NULL handle.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 size_t dvshare_var_length(const struct dvshare_var *var);
@@ -659,6 +688,9 @@ uint32_t dvshare_obj_id(const struct dvshare_obj *obj);
  * The UMEM's id, usable in DEVX commands from this process.
  * @param umem  the handle
  * @return the umem_id, or 0 for a NULL handle or a revoked UMEM.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 uint32_t dvshare_umem_id(const struct dvshare_umem *umem);
@@ -709,6 +741,9 @@ int dvshare_obj_modify(struct dvshare_obj *obj, const void *in, size_t inlen, vo
  * @return 0, or a negative errno: -EREMOTEIO (the device failed it; status
  *   and syndrome are in @p out), -EINVAL (a command the kernel does not
  *   pass, or NULL or bad buffers), -EOPNOTSUPP, -ENODEV (device closed).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 int dvshare_dev_general_cmd(struct dvshare_dev *dev, const void *in, size_t inlen, void *out,
@@ -767,6 +802,9 @@ int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void 
  *
  * @param event  the event
  * @return the name, or "unknown".
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
  */
 __rte_experimental
 const char *dvshare_event_name(enum dvshare_event event);
