@@ -201,6 +201,7 @@ void pmd_usage(const char *prog)
 
 void pmd_print_version(void)
 {
-	printf("dvshare-pmd %d.%d.%d\n", DVSHARE_VERSION_MAJOR, DVSHARE_VERSION_MINOR,
-	       DVSHARE_VERSION_PATCH);
+	/* Built against, and running: they differ when another libdvshare is
+	 * found at run time. */
+	printf("dvshare-pmd %s (libdvshare %s)\n", DVSHARE_VERSION, dvshare_version());
 }

@@ -28,10 +28,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
 #include <sys/types.h>
 
 #include <rte_compat.h>
 #include <rte_io.h>
+
+#include "dvshare_version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,12 +55,6 @@ struct dvshare_umem;
 #define DVSHARE_META_MAX 128
 /** Default registry capacity (objects per device). */
 #define DVSHARE_DEFAULT_MAX_OBJECTS 16384u
-/** Library major version; primary and secondaries must run the same release. */
-#define DVSHARE_VERSION_MAJOR 0
-/** Library minor version. */
-#define DVSHARE_VERSION_MINOR 2
-/** Library patch level. */
-#define DVSHARE_VERSION_PATCH 0
 
 /** Device configuration; a NULL conf means all defaults. */
 struct dvshare_dev_conf {
@@ -808,6 +805,19 @@ int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void 
  */
 __rte_experimental
 const char *dvshare_event_name(enum dvshare_event event);
+
+/**
+ * The release of the library running in this process (as rte_version()
+ * says DPDK's), which may differ from the DVSHARE_VERSION an application
+ * was compiled against.
+ *
+ * @return "MAJOR.MINOR.PATCH", a static string.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+const char *dvshare_version(void);
 
 /**
  * Ring a doorbell: an I/O write barrier and one 32-bit store at

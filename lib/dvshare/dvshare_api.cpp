@@ -510,6 +510,11 @@ int dvshare_attach_mode_set(enum dvshare_attach_mode mode, const char *const *pa
 	});
 }
 
+const char *dvshare_version(void)
+{
+	return DVSHARE_VERSION;
+}
+
 const char *dvshare_event_name(enum dvshare_event event)
 {
 	switch (raw_enum(event)) {

@@ -70,6 +70,15 @@ else
   echo "consume: nothing to consume"; exit 1
 fi
 pc_dir=$(dirname "$(find "$prefix" -name dvshare.pc | head -1)")
+# Installed stripped (meson.build: strip=true), built with debug info.
+check_stripped() {
+  local so
+  so=$(find "$prefix" "$work/build" -type f -name 'libdvshare.so.[0-9]*.[0-9]*.[0-9]*' ! -name '*.symbols')
+  [ "$(wc -l <<<"$so")" -eq 2 ] &&
+  ! readelf -S "$(grep "^$prefix" <<<"$so")" | grep -q '\.debug_info' &&
+  readelf -S "$(grep "^$work/build/" <<<"$so")" | grep -q '\.debug_info'
+}
+step stripped check_stripped
 export PKG_CONFIG_PATH="$pc_dir"
 libdir=$(pkg-config --variable=libdir dvshare)
 
@@ -141,6 +150,8 @@ check_subproject() { # shared|static
   PKG_CONFIG_PATH= meson setup "$dir" "$proj" --force-fallback-for=dvshare \
     -Ddvshare:default_library="$1" &&
   ninja -C "$dir" &&
+  # The consumer's warnings policy, not dvshare's: no -Werror in its build.
+  ! grep '"command"' "$dir/compile_commands.json" | grep 'subprojects/dvshare' | grep -q -- '-Werror' &&
   # Only the library: none of dvshare's tests, apps or examples.
   [ -z "$(find "$dir/subprojects/dvshare" -type f -executable -name 'test_*')" ] &&
   ! [ -e "$dir/subprojects/dvshare/app/dvshare-pmd/dvshare-pmd" ] &&
@@ -154,7 +165,7 @@ step subproject-static check_subproject static
 # --- experimental calls need ALLOW_EXPERIMENTAL_API ----------------------
 check_experimental_guard() {
   local f="$work/exp.c" out
-  printf '#include <dvshare.h>\nvoid *f(const struct dvshare_var *v) { return dvshare_var_doorbell(v); }\n' >"$f"
+  printf '#include <dvshare.h>\nint f(struct dvshare_stats *s) { return dvshare_stats_get(s); }\n' >"$f"
   out=$($cc -std=c11 -Werror -c "$f" -o "$work/exp.o" $(pkg-config --cflags dvshare) 2>&1)
   [ $? -ne 0 ] && grep -q 'not yet part of stable ABI' <<<"$out" &&
   $cc -std=c11 -Werror -DALLOW_EXPERIMENTAL_API -c "$f" -o "$work/exp.o" $(pkg-config --cflags dvshare)

@@ -175,22 +175,21 @@ static void test_errors_are_one_line(void)
 
 /* ------------------------------------------------------- help, version */
 
-/* The version dvshare.h declares, as "dvshare-pmd X.Y.Z". */
+/* The version of meson.build's project(), the one source of it, as
+ * --version prints it: "dvshare-pmd X.Y.Z (libdvshare X.Y.Z)". */
 static int header_version(char *buf, size_t len)
 {
-	char *h = read_file("lib/dvshare/dvshare.h");
-	const char *names[] = { "DVSHARE_VERSION_MAJOR ", "DVSHARE_VERSION_MINOR ",
-				"DVSHARE_VERSION_PATCH " };
-	int v[3] = { -1, -1, -1 };
+	char *m = read_file("meson.build");
+	const char *p = m != NULL ? strstr(m, "version: '") : NULL;
+	int n = 0;
 
-	for (int i = 0; i < 3 && h != NULL; i++) {
-		const char *p = strstr(h, names[i]);
-		if (p != NULL)
-			v[i] = atoi(p + strlen(names[i]));
+	if (p != NULL) {
+		p += strlen("version: '");
+		n = (int)strcspn(p, "'");
+		snprintf(buf, len, "dvshare-pmd %.*s (libdvshare %.*s)\n", n, p, n, p);
 	}
-	free(h);
-	snprintf(buf, len, "dvshare-pmd %d.%d.%d\n", v[0], v[1], v[2]);
-	return v[0] >= 0 && v[1] >= 0 && v[2] >= 0 ? 0 : -1;
+	free(m);
+	return n > 0 ? 0 : -1;
 }
 
 /* --help lists the application's options and where EAL's go. */
