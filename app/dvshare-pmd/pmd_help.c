@@ -178,7 +178,7 @@ static const struct opt_doc {
 	  "alias --cmdfile" },
 	{ "-i, --interactive", "then give the prompt" },
 	{ "--stdin", "then read commands from standard input, one a line" },
-	{ "--quiet", "fewer log messages" },
+	{ "--quiet", "log warnings and errors only (EAL's start-up notices included)" },
 	{ "-h, --help", "print the options and exit" },
 	{ "--version", "print the version and exit" },
 };

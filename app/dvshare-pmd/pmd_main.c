@@ -10,6 +10,7 @@
  * (--var and the like act on the last --dev), then the commands.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -401,6 +402,59 @@ static void close_all(void)
 	}
 }
 
+/* The value of EAL option @name (as "--name=v" or "--name v") before "--",
+ * or @dflt. */
+static const char *eal_opt(int argc, char **argv, const char *name, const char *dflt)
+{
+	size_t n = strlen(name);
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], name, n) != 0)
+			continue;
+		if (argv[i][n] == '=')
+			return argv[i] + n + 1;
+		if (argv[i][n] == '\0' && i + 1 < argc)
+			return argv[i + 1];
+	}
+	return dflt;
+}
+
+/*
+ * Does a primary hold the EAL config of @prefix? EAL's runtime directory
+ * (/var/run/dpdk for root, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk), and
+ * the write lock a primary keeps on its config file; secondaries that
+ * outlived theirs hold read locks only.
+ */
+static int primary_running(const char *prefix)
+{
+	const char *base = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[512];
+	int fd, held;
+
+	snprintf(path, sizeof(path), "%s/dpdk/%s/config", base != NULL ? base : "/tmp", prefix);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_WRLCK;
+	close(fd);
+	return held;
+}
+
+/* Why EAL init failed, in the user's words where EAL's are misleading: a
+ * secondary without its primary gets ENOMEM from EAL. */
+static void eal_failed(int argc, char **argv)
+{
+	const char *prefix = eal_opt(argc, argv, "--file-prefix", "rte");
+
+	if (strcmp(eal_opt(argc, argv, "--proc-type", "primary"), "secondary") == 0 &&
+	    !primary_running(prefix))
+		printf("error: EAL init failed: no primary running with file prefix %s (start "
+		       "the primary first)\n", prefix);
+	else
+		printf("error: EAL init failed: %s\n", rte_strerror(rte_errno));
+}
+
 /* EAL's "-h": its usage, then ours. */
 static void usage_hook(const char *prog)
 {
@@ -414,14 +468,16 @@ int main(int argc, char **argv)
 
 	early_options(argc, argv, &o);
 	pmd_signals_setup(); /* before EAL's threads: they inherit the mask */
+	/* --quiet holds back EAL's own notices too: set before its init
+	 * (an EAL --log-level given still applies). */
+	if (o.quiet)
+		rte_log_set_global_level(RTE_LOG_WARNING);
 	rte_set_application_usage_hook(usage_hook);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		printf("error: EAL init failed: %s\n", rte_strerror(rte_errno));
+		eal_failed(argc, argv);
 		return 1;
 	}
-	if (o.quiet)
-		rte_log_set_global_level(RTE_LOG_WARNING);
 	if (startup(&o) == 0) {
 		printf("ready %s pid=%d devices=%d attach_status=%d\n",
 		       rte_eal_process_type() == RTE_PROC_PRIMARY ? "primary" : "secondary",

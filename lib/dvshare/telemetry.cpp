@@ -152,9 +152,18 @@ void device_info(dvshare_dev *dev, struct rte_tel_data *c)
 }
 
 /* /dvshare/list: the devices' names. */
-int tel_list(const char *, const char *, struct rte_tel_data *d)
+/* Every command that takes no parameters refuses some, the same way. */
+bool has_params(const char *params)
+{
+	return params != nullptr && params[0] != '\0';
+}
+
+int tel_list(const char *, const char *params, struct rte_tel_data *d)
 {
 	Library &lib = Library::get();
+
+	if (has_params(params))
+		return bad_request(d, "takes no parameters");
 	std::lock_guard<std::mutex> lock(lib.mu);
 
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
@@ -181,9 +190,12 @@ int tel_info(const char *, const char *params, struct rte_tel_data *d)
 }
 
 /* /dvshare/devices: every device's info, by name. */
-int tel_devices(const char *, const char *, struct rte_tel_data *d)
+int tel_devices(const char *, const char *params, struct rte_tel_data *d)
 {
 	Library &lib = Library::get();
+
+	if (has_params(params))
+		return bad_request(d, "takes no parameters");
 	std::lock_guard<std::mutex> lock(lib.mu);
 
 	rte_tel_data_start_dict(d);
@@ -331,7 +343,7 @@ int tel_peers(const char *, const char *params, struct rte_tel_data *d)
 {
 	Library &lib = Library::get();
 
-	if (params != nullptr && params[0] != '\0')
+	if (has_params(params))
 		return bad_request(d, "takes no parameters");
 	rte_tel_data_start_dict(d);
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
@@ -382,7 +394,7 @@ int tel_stats(const char *, const char *params, struct rte_tel_data *d)
 {
 	struct dvshare_stats s;
 
-	if (params != nullptr && params[0] != '\0')
+	if (has_params(params))
 		return bad_request(d, "takes no parameters");
 	dvshare_stats_get(&s);
 	rte_tel_data_start_dict(d);

@@ -843,6 +843,60 @@ static void md_code(const char *s, char *buf, size_t len)
 
 /* Every option --help names and every command "help all" names appear in
  * doc/pmd.md (tables) and in the manual page. */
+/* ------------------------------------------------ secondary, no dvshare */
+
+/*
+ * A secondary says what is wrong with its primary: none running (EAL's
+ * own words would be "Cannot allocate memory"), or one that does not use
+ * dvshare (else it would just report devices=0).
+ */
+static void test_secondary_without_primary(void)
+{
+	const char *const opts[] = { "--cmd", "show devices", NULL };
+	char prefix[96], want[160];
+	struct run_output o;
+	struct peer plain;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	fresh_prefix(prefix, sizeof(prefix), "pmdnop");
+	CU_ASSERT_EQUAL_FATAL(pmd_capture(prefix, 0, NULL, opts, &o), 0);
+	CU_ASSERT_EQUAL(o.status, 1);
+	snprintf(want, sizeof(want), "error: EAL init failed: no primary running with file prefix %s",
+		 prefix);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, want));
+	run_output_free(&o);
+	mp_cleanup(prefix);
+
+	/* --quiet: not one log line, EAL's start-up notices included (no
+	 * --log-level here: what a user types; without --no-telemetry,
+	 * DPDK 22.11's telemetry adds its one warning). */
+	{
+		char fp[128];
+		char *const q[] = { (char *)pmd, "-l", "0", "-m", "64", "--no-pci", "--no-telemetry", fp,
+				    MP_BASE_VIRTADDR, "--", "--quiet", "--dev", "sim0", "--cmd",
+				    "quit", NULL };
+		snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
+		CU_ASSERT_EQUAL_FATAL(run_capture(q, NULL, &o), 0);
+		CU_ASSERT_EQUAL(o.status, 0);
+		CU_ASSERT_STRING_EQUAL(o.err, "");
+		run_output_free(&o);
+		mp_cleanup(prefix);
+	}
+
+	fresh_prefix(prefix, sizeof(prefix), "pmdplain");
+	CU_ASSERT_EQUAL_FATAL(peer_start_prog(&plain, mp_plain_prog, prefix, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pmd_capture(prefix, 0, NULL, opts, &o), 0);
+	CU_ASSERT_EQUAL(o.status, 0);
+	snprintf(want, sizeof(want), "dvshare: the primary (pid %d) does not use dvshare", plain.pid);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "devices=0"));
+	run_output_free(&o);
+	close(plain.to); /* it reads its input to the end, then exits */
+	plain.to = open("/dev/null", O_WRONLY);
+	CU_ASSERT_EQUAL(peer_wait(&plain, MP_TIMEOUT_MS), 0);
+	mp_cleanup(prefix);
+}
+
 /* ------------------------------------------------------- primary gone */
 
 /* Ask @sec's "show peers" until its primary is in @state (it learns of
@@ -1071,6 +1125,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_wrong_kind),
 	DVS_TEST(test_tab_completion),
 	DVS_TEST(test_engine_per_device),
+	DVS_TEST(test_secondary_without_primary),
 	DVS_TEST(test_primary_gone),
 	DVS_TEST(test_signals_quit),
 	DVS_TEST(test_docs_match),
@@ -1079,12 +1134,13 @@ static const struct dvs_test_case cases[] = {
 
 static int register_tests(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s DVSHARE_PMD SOURCE_ROOT\n", argv[0]);
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s DVSHARE_PMD SOURCE_ROOT PLAIN_PRIMARY\n", argv[0]);
 		return -1;
 	}
 	pmd = argv[1];
 	source_root = argv[2];
+	mp_plain_prog = argv[3];
 	signal(SIGPIPE, SIG_IGN);
 	return dvs_cunit_add("pmd", cases);
 }

@@ -153,7 +153,7 @@ def test_bad_parameters(ctx):
     r = telemetry(["/dvshare/info", "/dvshare/info,nosuch", "/dvshare/info,sim0,x",
                    "/dvshare/objects", "/dvshare/objects,sim0,-1", "/dvshare/objects,sim0,x",
                    "/dvshare/object,sim0", "/dvshare/object,sim0,nosuch", "/dvshare/stats,x",
-                   "/dvshare/peers,x"])
+                   "/dvshare/peers,x", "/dvshare/list,extra", "/dvshare/devices,x"])
     error_says(r[0], "missing device", "expects <device>", "sim0")
     error_says(r[1], "no device nosuch", "sim0")
     error_says(r[2], "too many parameters")
@@ -164,6 +164,8 @@ def test_bad_parameters(ctx):
     error_says(r[7], "no object nosuch", "/dvshare/objects,sim0")
     error_says(r[8], "takes no parameters")
     error_says(r[9], "takes no parameters")
+    error_says(r[10], "takes no parameters")
+    error_says(r[11], "takes no parameters")
 
 
 def test_peers_and_stats(ctx):
