@@ -26,7 +26,7 @@ step_quiet() {
 }
 
 # Configure @dir if needed (extra meson arguments after it), then build it
-# with a live count: in a terminal one line updated in place, in a log a
+# (only the ninja targets in $BUILD_TARGETS, when set) with a live count: in a terminal one line updated in place, in a log a
 # line at each quarter. The full ninja output is kept in
 # @dir/meson-logs/ninja-output.txt and shown if the build fails.
 build() {
@@ -43,7 +43,8 @@ build() {
   [ -t 1 ] && tty=1
   step "building $dir"
   set +e
-  NINJA_STATUS='[%f/%t] ' ninja -C "$dir" 2>&1 | tee "$log" | while IFS= read -r line; do
+  # shellcheck disable=SC2086 # a list of targets
+  NINJA_STATUS='[%f/%t] ' ninja -C "$dir" ${BUILD_TARGETS:-} 2>&1 | tee "$log" | while IFS= read -r line; do
     [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] || continue
     n=${BASH_REMATCH[1]} t=${BASH_REMATCH[2]}
     if [ $tty -eq 1 ]; then
@@ -62,6 +63,18 @@ build() {
     return 1
   fi
   step "built $dir"
+}
+
+# What the demo needs, and no more: its packages (deps.sh --demo), the
+# hugepages, and dvshare-pmd alone in build-demo (no tests, examples,
+# benchmark or reference).
+prepare_demo() {
+  step_quiet "installing the demo's packages (buildtools/deps.sh --demo)" /tmp/dvshare-deps.log \
+    bash buildtools/deps.sh --demo
+  step_quiet "reserving hugepages (buildtools/hugepages.sh)" /tmp/dvshare-hugepages.log \
+    bash buildtools/hugepages.sh
+  BUILD_TARGETS=app/dvshare-pmd/dvshare-pmd build build-demo -Dtests=false -Dexamples=false \
+    -Ddocs=disabled
 }
 
 # Packages, hugepages and an up-to-date default build, each step said.

@@ -12,9 +12,9 @@
 set -euo pipefail
 
 source "$(dirname "$0")/common.sh"
-prepare_build
+prepare_demo
 
-pmd=build/app/dvshare-pmd/dvshare-pmd
+pmd=build-demo/app/dvshare-pmd/dvshare-pmd
 prefix="dvs-demo-$$"
 work=$(mktemp -d)
 prim=""

@@ -3,10 +3,12 @@
 # Install every Debian package dvshare's build, tests and demo need.
 # Idempotent: packages already present are left alone. Uses sudo only when
 # not root.
-#   deps.sh           what buildtools/demo.sh and buildtools/test.sh need
-#   deps.sh --stacks  that, and what buildtools/stack.sh needs to build
+#   deps.sh           what buildtools/test.sh (and everything else) needs
+#   deps.sh --demo    only what buildtools/demo.sh needs
+#   deps.sh --stacks  everything, and what buildtools/stack.sh needs to build
 #                     DPDK and rdma-core from source (buildtools/matrix.sh)
-#   deps.sh --list [--stacks]   print the packages, one per line; install nothing
+#   deps.sh --list [--stacks | --demo]   print the packages, one per line;
+#                     install nothing
 set -euo pipefail
 
 pkgs=(
@@ -21,6 +23,11 @@ pkgs=(
   groff-base           # checks the dvshare-pmd manual page
   gnuplot-nox          # buildtools/bench.sh --plot draws the charts of doc/benchmarks.md
 )
+# The demo's own (buildtools/demo.sh): build dvshare-pmd, run it on sim0.
+demo_pkgs=(
+  build-essential pkg-config meson ninja-build python3
+  libdpdk-dev libsystemd-dev libibverbs-dev
+)
 stack_pkgs=(
   python3-pyelftools   # DPDK's build scripts
   cmake                # rdma-core's build
@@ -31,8 +38,9 @@ list=0
 while [ $# -gt 0 ]; do
   case $1 in
     --stacks) pkgs+=("${stack_pkgs[@]}") ;;
+    --demo) pkgs=("${demo_pkgs[@]}") ;;
     --list) list=1 ;;
-    *) echo "usage: $0 [--list] [--stacks]" >&2; exit 1 ;;
+    *) echo "usage: $0 [--list] [--stacks | --demo]" >&2; exit 1 ;;
   esac
   shift
 done
