@@ -143,6 +143,11 @@ void pmd_interact(void);
 /* Set by "quit" and by a signal; failures counted for "bye". */
 extern volatile int pmd_quit;
 
+/* The command reference from the help table, its one source: "md" (the
+ * table of doc/pmd.md) or "man" (the manual page's COMMANDS entries).
+ * 0, or -EINVAL for another format (said). */
+int pmd_reference(const char *format);
+
 /* SIGINT/SIGTERM (pmd_signal.c): set up before rte_eal_init() (blocked,
  * taken only while waiting); wait until @fd is readable: 1, 0 when a
  * signal asked to quit, -1 on error; take pending ones now; the signal

@@ -6,6 +6,8 @@
  * never disagree; doc/pmd.md and doc/man/dvshare-pmd.1 follow them and
  * the pmd test checks they do.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,18 +44,21 @@ static const struct cmd_doc {
 	{ "show device info [dev|all]", "the devices shared (primary) or attached (secondary), "
 	  "all of them or one: role, provider, objects of each kind, engine", S_SHOW },
 	{ "show devices", "alias of \"show device info\"", S_SHOW },
-	{ "show objects [dev]", "published objects of every device, or of one: type, id, size, "
-	  "metadata", S_SHOW },
+	{ "show objects [dev]", "published objects of every device, or of one: type (var, umem, "
+	  "virtq, pd, counter, obj), id, size, metadata", S_SHOW },
 	{ "show peers", "primary: the attached secondaries (pid, uid, devices); secondary: "
 	  "the primary's state (alive, exited, died)", S_SHOW },
-	{ "show engine", "per device, whether the software device's engine runs; per VAR page, "
-	  "the doorbells it saw and the last value", S_SHOW | S_DOORBELLS },
+	{ "show engine", "per device, whether the software device's engine runs (on, off, nic; "
+	  "unknown in a secondary) and on which lcore (app: this command runs it first); per VAR "
+	  "page, the doorbells it saw and the last value; then a line for each device whose "
+	  "engine is off", S_SHOW | S_DOORBELLS },
 	{ "stats", "this process's dvshare counters", S_SHOW },
 	{ "caps <dev>", "the device's capabilities (QUERY_HCA_CAP through this process's "
 	  "context): object types, doorbell offset, queue and UMEM parameters", S_SHOW },
 	{ "var alloc <dev> <name>", "allocate and publish a VAR page (primary)", S_OBJECTS },
-	{ "obj create <dev> <name> <qidx> <qsize>", "create and publish a VIRTIO_NET_Q with its "
-	  "PD and UMEMs (primary)", S_OBJECTS | S_QUEUES },
+	{ "obj create <dev> <name> <qidx> <qsize>", "create and publish a VIRTIO_NET_Q as DPDK's "
+	  "vdpa driver prepares one: on the device's PD and TIS, with its UMEMs and, when the "
+	  "device offers them, its counters (primary)", S_OBJECTS | S_QUEUES },
 	{ "counter create <dev> <name>", "create and publish a flow counter (primary)",
 	  S_OBJECTS | S_QUEUES },
 	{ "umem reg <dev> <name> <size>", "register and publish memory (primary)", S_OBJECTS },
@@ -63,11 +68,13 @@ static const struct cmd_doc {
 	  S_OBJECTS },
 	{ "meta get <dev> <name>", "print an object's application metadata", S_OBJECTS },
 	{ "ring <var> <value> [count [interval_us]]", "doorbells through dvshare_doorbell32() at "
-	  "the VAR's doorbell register; the value is a queue index", S_DOORBELLS },
+	  "the VAR's doorbell register (dvshare_var_doorbell()); the value is a queue index",
+	  S_DOORBELLS },
 	{ "query <obj>", "query a VIRTIO_NET_Q (index, size, state, ring indexes, pd) or read a "
 	  "flow counter, through this process's context", S_QUEUES },
 	{ "modify <obj> <init|rdy|suspend|err>", "change a queue's state (RDY needs a "
-	  "guest-memory mkey, which this command does not set)", S_QUEUES },
+	  "guest-memory mkey: on the sim any non-zero one, which this command does not set)",
+	  S_QUEUES },
 	{ "modify <obj> <avail|used> <n>", "set a queue's hardware available or used index",
 	  S_QUEUES },
 	{ "help [show|objects|doorbells|queues|session|all]", "the sections, or one section's "
@@ -181,6 +188,8 @@ static const struct opt_doc {
 	{ "--quiet", "log warnings and errors only (EAL's start-up notices included)" },
 	{ "-h, --help", "print the options and exit" },
 	{ "--version", "print the version and exit" },
+	{ "--reference md|man", "print the command reference in Markdown or man(7) and exit "
+	  "(doc/pmd.md and the manual page are made from it)" },
 };
 
 void pmd_usage(const char *prog)
@@ -204,4 +213,77 @@ void pmd_print_version(void)
 	/* Built against, and running: they differ when another libdvshare is
 	 * found at run time. */
 	printf("dvshare-pmd %s (libdvshare %s)\n", DVSHARE_VERSION, dvshare_version());
+}
+
+/* ------------------------------------------------------------- reference */
+
+/* @s for man(7): '-' and '\' escaped. */
+static void man_text(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '-' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
+/* @s in a Markdown table cell: '|' escaped. */
+static void md_cell(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '|')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
+static void reference_md(void)
+{
+	printf("| command | section | what |\n| --- | --- | --- |\n");
+	for (size_t i = 0; i < N_CMDS; i++) {
+		const char *sep = "";
+
+		printf("| `");
+		md_cell(cmds[i].syntax);
+		printf("` | ");
+		for (size_t s = 0; s + 1 < N_SECTIONS; s++) /* not "all" */
+			if (cmds[i].sections & sections[s].bit) {
+				printf("%s%s", sep, sections[s].name);
+				sep = ", ";
+			}
+		printf(" | ");
+		md_cell(cmds[i].what);
+		printf(" |\n");
+	}
+}
+
+/* Each command under the first section it is in. */
+static void reference_man(void)
+{
+	for (size_t s = 0; s + 1 < N_SECTIONS; s++) {
+		printf(".SS %s\n", sections[s].name);
+		for (size_t i = 0; i < N_CMDS; i++) {
+			if ((cmds[i].sections & (sections[s].bit - 1) & ~0u) != 0 ||
+			    (cmds[i].sections & sections[s].bit) == 0)
+				continue;
+			printf(".TP\n.B ");
+			man_text(cmds[i].syntax);
+			printf("\n%c", toupper((unsigned char)cmds[i].what[0]));
+			man_text(cmds[i].what + 1);
+			printf(".\n");
+		}
+	}
+}
+
+int pmd_reference(const char *format)
+{
+	if (strcmp(format, "md") == 0)
+		reference_md();
+	else if (strcmp(format, "man") == 0)
+		reference_man();
+	else {
+		printf("error: --reference %s: md or man\n", format);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -45,6 +45,7 @@ struct pmd_opts {
 	int quiet;
 	int help;
 	int version;
+	const char *reference; /* --reference md|man */
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'Q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "reference", required_argument, NULL, 'R' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -174,6 +176,7 @@ static void read_app_option(int c, const char *arg, const char *argv_opt, struct
 	case ':': usage_error("%s needs an argument", argv_opt); break;
 	case 'h': o->help = 1; break;
 	case 'V': o->version = 1; break;
+	case 'R': o->reference = arg; break;
 	case 'i': o->interactive = 1; break;
 	case 's': o->from_stdin = 1; break;
 	case 'Q': o->quiet = 1; break;
@@ -241,6 +244,8 @@ static void early_options(int argc, char **argv, struct pmd_opts *o)
 		pmd_print_version();
 		exit(EXIT_SUCCESS);
 	}
+	if (o->reference != NULL && usage_err[0] == '\0')
+		exit(pmd_reference(o->reference) == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 	if (usage_err[0] != '\0') {
 		printf("error: %s (see dvshare-pmd --help)\n", usage_err);
 		exit(EXIT_FAILURE);
