@@ -35,7 +35,8 @@ splice() {
 
 grep -q 'commands: made by' "$root/doc/pmd.md" && grep -q 'commands: made by' "$root/doc/man/dvshare-pmd.1" ||
   { echo "pmd_reference: a marker is missing" >&2; exit 1; }
-"$pmd" -- --reference md | splice "$root/doc/pmd.md"
-"$pmd" -- --reference man | splice "$root/doc/man/dvshare-pmd.1"
+# Not a pipe: splice must run in this shell, to set $status.
+splice "$root/doc/pmd.md" < <("$pmd" -- --reference md)
+splice "$root/doc/man/dvshare-pmd.1" < <("$pmd" -- --reference man)
 [ $check -eq 1 ] && [ $status -eq 0 ] && echo "pmd_reference: doc/pmd.md and the manual page match dvshare-pmd's help"
 exit $status
