@@ -17,8 +17,6 @@ namespace {
 
 constexpr uint64_t kContextMagic = 0x5854'4e43'4d49'5344ull; /* "DSIMCNTX" */
 
-std::atomic<int> fail_next_import{0};
-std::atomic<int> fail_next_destroy{0};
 
 std::array<struct ibv_device, DVS_SIM_NUM_DEVICES> make_devices()
 {
@@ -147,17 +145,12 @@ struct ibv_context *import_device(int cmd_fd)
 	if (rc != 0)
 		return fail_null<struct ibv_context>(-rc);
 	sc->ufile.take_fd(cmd_fd);
-	int err = fail_next_import.exchange(0);
+	int err = take_import_failure();
 	if (err != 0) {
 		sc.reset(); /* closes the fd */
 		return fail_null<struct ibv_context>(err);
 	}
 	return finish_context(std::move(sc));
-}
-
-int take_destroy_failure()
-{
-	return fail_next_destroy.exchange(0);
 }
 
 int close_device(struct ibv_context *ctx)
@@ -179,13 +172,3 @@ int close_device(struct ibv_context *ctx)
 }
 
 } // namespace dvs::sim
-
-void dvs_sim_fail_next_import(int err)
-{
-	dvs::sim::fail_next_import.store(err);
-}
-
-void dvs_sim_fail_next_destroy(int err)
-{
-	dvs::sim::fail_next_destroy.store(err);
-}

@@ -73,8 +73,12 @@ struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_context
 struct ibv_context *import_device(int cmd_fd);
 int close_device(struct ibv_context *ctx);
 /* The errno armed by dvs_sim_fail_next_destroy(), disarmed by the call,
- * or 0: the next DEVX object destroy or UMEM dereg fails with it. */
+ * or 0: the next DEVX object destroy or UMEM dereg fails with it. The
+ * same for dvs_sim_fail_next_import() and an import. Both are 0 always
+ * (sim_faults_off.cpp) but in the test-only build that links the hooks
+ * (sim_faults.cpp): no installed library carries them. */
 int take_destroy_failure();
+int take_import_failure();
 
 /* A context's UAR (a handle and an mmap entry; HandleTable::kNone when
  * none could be had), and its destroy. Under the ufile lock. */

@@ -4,7 +4,8 @@
 # release (lib/dvshare/abi/dvshare.symbols). A symbol that disappears or
 # moves to another version node fails; so does a new one not listed (it
 # belongs in the EXPERIMENTAL node first), and any exported symbol outside
-# the dvshare_ prefix but the INTERNAL dvs_sim_ entry points.
+# the dvshare_ prefix but the INTERNAL dvs_sim_ entry points, and the
+# fault hooks, which only the test-only library has.
 # argv: LIBRARY SYMBOL_LIST
 set -euo pipefail
 lib=$1 list=$2
@@ -28,5 +29,10 @@ while read -r versioned; do
       grep -qx "$sym $node" "$list" || { echo "abi: new symbol $versioned: list it in $list (new calls go to EXPERIMENTAL)"; fail=1; } ;;
   esac
 done <<<"$now"
+# The fault-injection hooks live in the test-only libdvshare_faults.so.
+if grep -q '^dvs_sim_fail_next_' <<<"$now"; then
+  echo "abi: the installed library exports the fault hooks (dvs_sim_fail_next_*)"
+  fail=1
+fi
 [ $fail -eq 0 ] && echo "abi: $(grep -vc '^#' "$list") symbols as listed, INTERNAL only dvs_sim_*"
 exit $fail
