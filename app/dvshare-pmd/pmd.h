@@ -147,6 +147,11 @@ extern volatile int pmd_quit;
  * table of doc/pmd.md) or "man" (the manual page's COMMANDS entries).
  * 0, or -EINVAL for another format (said). */
 int pmd_reference(const char *format);
+/* 1 when @syntax is a command of the help table. */
+int pmd_help_knows(const char *syntax);
+/* 0 when every cmdline instance's help string is a syntax of the help
+ * table, else -EINVAL after a line naming each that is not. */
+int pmd_cmdline_check(void);
 
 /* SIGINT/SIGTERM (pmd_signal.c): set up before rte_eal_init() (blocked,
  * taken only while waiting); wait until @fd is readable: 1, 0 when a

@@ -261,7 +261,7 @@ INST(c_show_device_all, PMD_SHOW_DEVICES, "show device info [dev|all]",
      TOK(t_show), TOK(t_device), TOK(t_info));
 INST(c_show_device, PMD_SHOW_DEVICE, "show device info [dev|all]",
      TOK(t_show), TOK(t_device), TOK(t_info), TOK(t_dev3));
-INST(c_show_devices, PMD_SHOW_DEVICES, "show devices (alias of show device info)",
+INST(c_show_devices, PMD_SHOW_DEVICES, "show devices",
      TOK(t_show), TOK(t_devices));
 INST(c_show_objects, PMD_SHOW_OBJECTS, "show objects [dev]", TOK(t_show), TOK(t_objects));
 INST(c_show_objects_dev, PMD_SHOW_OBJECTS_DEV, "show objects [dev]",
@@ -297,8 +297,9 @@ INST(c_modify, PMD_MODIFY, "modify <obj> <init|rdy|suspend|err>",
      TOK(t_modify), TOK(t_virtq1), TOK(t_state));
 INST(c_modify_index, PMD_MODIFY_INDEX, "modify <obj> <avail|used> <n>",
      TOK(t_modify), TOK(t_virtq1), TOK(t_index), TOK(t_n0));
-INST(c_help, PMD_HELP, "help [section]", TOK(t_help));
-INST(c_help_section, PMD_HELP_SECTION, "help [section]", TOK(t_help), TOK(t_section));
+INST(c_help, PMD_HELP, "help [show|objects|doorbells|queues|session|all]", TOK(t_help));
+INST(c_help_section, PMD_HELP_SECTION, "help [show|objects|doorbells|queues|session|all]",
+     TOK(t_help), TOK(t_section));
 INST(c_quit, PMD_QUIT, "quit", TOK(t_quit));
 INST(c_refused, PMD_REFUSED, "", TOK(t_rest));
 
@@ -312,6 +313,22 @@ INST(c_refused, PMD_REFUSED, "", TOK(t_rest));
 
 static cmdline_parse_ctx_t commands[] = { COMMANDS, NULL };
 static cmdline_parse_ctx_t commands_and_rest[] = { COMMANDS, &c_refused, NULL };
+
+/* Each instance's help_str (what cmdline's "?" shows) is a syntax of the
+ * help table (pmd_help.c): one source, checked by --reference. */
+int pmd_cmdline_check(void)
+{
+	int bad = 0;
+
+	for (size_t i = 0; commands[i] != NULL; i++) {
+		const char *h = ((cmdline_parse_inst_t *)commands[i])->help_str;
+		if (!pmd_help_knows(h)) {
+			printf("error: command syntax \"%s\" is not in the help table\n", h);
+			bad = 1;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
 
 static int init(void)
 {

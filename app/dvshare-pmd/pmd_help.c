@@ -275,8 +275,18 @@ static void reference_man(void)
 	}
 }
 
+int pmd_help_knows(const char *syntax)
+{
+	for (size_t i = 0; i < N_CMDS; i++)
+		if (strcmp(cmds[i].syntax, syntax) == 0)
+			return 1;
+	return 0;
+}
+
 int pmd_reference(const char *format)
 {
+	if (pmd_cmdline_check() != 0)
+		return -EINVAL;
 	if (strcmp(format, "md") == 0)
 		reference_md();
 	else if (strcmp(format, "man") == 0)
