@@ -22,6 +22,7 @@ pkgs=(
   dpdk-dev             # dpdk-telemetry.py, DPDK's client, for the telemetry test
   groff-base           # checks the dvshare-pmd manual page
   gnuplot-nox          # buildtools/bench.sh --plot draws the charts of doc/benchmarks.md
+  abigail-tools        # abidw/abidiff: the stable ABI by types (suite unit, abi_types)
 )
 # The demo's own (buildtools/demo.sh): build dvshare-pmd, run it on sim0.
 demo_pkgs=(
