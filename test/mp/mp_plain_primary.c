@@ -4,6 +4,16 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_mbuf_dyn.h>
+
+/*
+ * A secondary needs every tail queue its libraries register to exist in
+ * its primary: dvshare-pmd loads librte_mbuf (through cmdline and net), so
+ * this primary loads it too, as a DPDK application would (DPDK 24.11 with
+ * --as-needed otherwise left it out: "Cannot initialize tailq:
+ * RTE_MBUF_DYNFIELD" in the secondary).
+ */
+int (*volatile keep_mbuf)(const char *, struct rte_mbuf_dynfield *) = rte_mbuf_dynfield_lookup;
 
 int main(int argc, char **argv)
 {
@@ -13,7 +23,7 @@ int main(int argc, char **argv)
 		printf("@@ err %d eal init\n", rte_errno);
 		return 1;
 	}
-	printf("@@ ready primary\n");
+	printf("@@ ready primary%s\n", keep_mbuf != NULL ? "" : " (no mbuf)");
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin) != NULL)
 		;
