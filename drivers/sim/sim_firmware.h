@@ -40,6 +40,12 @@ inline FwStatus fw_error(uint8_t status, uint32_t syndrome)
 	return { status, syndrome };
 }
 
+/* The status of most refusals: a field the device does not take. */
+inline FwStatus bad_param(uint32_t syndrome)
+{
+	return fw_error(DVSHARE_PRM_STATUS_BAD_PARAM, syndrome);
+}
+
 /* Create the object @c asks for in slot @handle (@k, already reserved by
  * the kernel: type DevxObj). Fills @k and the output. */
 FwStatus fw_create(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);

@@ -20,11 +20,6 @@ namespace {
 
 constexpr size_t kTisOutSize = 16 + 8 + 160; /* query_tis_out: header, reserved, tisc */
 
-FwStatus bad_param(uint32_t syndrome)
-{
-	return fw_error(DVSHARE_PRM_STATUS_BAD_PARAM, syndrome);
-}
-
 } // namespace
 
 Kobj *find_devx(const Ufile &u, uint32_t id, uint16_t create_op, uint16_t obj_type)

@@ -27,11 +27,6 @@ constexpr uint64_t kSupported = DVSHARE_PRM_VIRTQ_MODIFY_STATE | DVSHARE_PRM_VIR
 				DVSHARE_PRM_VIRTQ_MODIFY_VERSION_1_0 |
 				DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY | DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE;
 
-FwStatus bad_param(uint32_t syndrome)
-{
-	return fw_error(DVSHARE_PRM_STATUS_BAD_PARAM, syndrome);
-}
-
 /* Byte @off of the command as stored in the object (which starts at the
  * command's virtio_net_q). */
 uint8_t *field(Kobj &k, size_t off)
