@@ -9,7 +9,9 @@
 #include <pthread.h>
 
 #include <infiniband/verbs.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
 /* The memory behind each UMEM this process registered, by device and
  * name: freed only once a destroy or the device's close says no process
@@ -19,6 +21,7 @@ struct umem_mem {
 	struct dvshare_dev *dev;
 	char name[DVSHARE_NAME_MAX];
 	void *mem;
+	int dpdk; /* from rte_malloc(): a secondary's */
 };
 
 static struct umem_mem *umem_mems;
@@ -52,7 +55,10 @@ static void umem_mem_free(struct dvshare_dev *dev, const char *name)
 	while (gone != NULL) {
 		struct umem_mem *m = gone;
 		gone = m->next;
-		free(m->mem);
+		if (m->dpdk)
+			rte_free(m->mem);
+		else
+			free(m->mem);
 		free(m);
 	}
 }
@@ -104,12 +110,14 @@ int app_caps(struct dvshare_dev *dev, struct dvshare_prm_hca_caps *gen,
 	return rc;
 }
 
-/* Create a DEVX object from @in and publish it; its id in *id. */
-static int create(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
-		  uint32_t *id, uint8_t *status, uint32_t *syndrome)
+/* Create a DEVX object from @in and publish it; its id in *id. @flags:
+ * dvshare_obj_create_flags()'s. */
+static int create_flags(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
+			uint32_t *id, uint8_t *status, uint32_t *syndrome, uint32_t flags)
 {
 	uint8_t out[DVSHARE_PRM_HDR_SIZE] = { 0 }; /* status 0: the device did not answer */
-	struct dvshare_obj *o = dvshare_obj_create(dev, name, in, inlen, out, sizeof(out));
+	struct dvshare_obj *o = dvshare_obj_create_flags(dev, name, in, inlen, out, sizeof(out),
+							 flags);
 
 	if (o == NULL) {
 		int rc = -rte_errno;
@@ -123,6 +131,12 @@ static int create(struct dvshare_dev *dev, const char *name, const void *in, siz
 		*id = dvshare_obj_id(o);
 	dvshare_obj_release(o);
 	return 0;
+}
+
+static int create(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
+		  uint32_t *id, uint8_t *status, uint32_t *syndrome)
+{
+	return create_flags(dev, name, in, inlen, id, status, syndrome, 0);
 }
 
 
@@ -139,11 +153,17 @@ static int published(struct dvshare_dev *dev, const char *name, uint32_t *id)
 	return 1;
 }
 
-/* The id of published object @name, or create it from @in. */
+/* The id of published object @name, or create it from @in. The device's
+ * shared objects are every process's: made persistent, so a secondary
+ * that makes one first leaves it to the primary. Another process may make
+ * it between the lookup and the create (EEXIST): then it is there. */
 static int shared_obj(struct dvshare_dev *dev, const char *name, const void *in, size_t inlen,
 		      uint32_t *id)
 {
-	return published(dev, name, id) ? 0 : create(dev, name, in, inlen, id, NULL, NULL);
+	if (published(dev, name, id))
+		return 0;
+	int rc = create_flags(dev, name, in, inlen, id, NULL, NULL, DVSHARE_CREATE_PERSIST);
+	return rc == -EEXIST && published(dev, name, id) ? 0 : rc;
 }
 
 int app_pd(struct dvshare_dev *dev, uint32_t *pd)
@@ -197,17 +217,29 @@ int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint3
 	struct umem_mem *m = calloc(1, sizeof(*m));
 	struct dvshare_umem *u;
 
-	if (m == NULL || posix_memalign(&m->mem, 4096, size) != 0) {
+	if (m == NULL)
+		return -ENOMEM;
+	/* A secondary's UMEM is registered by the primary, through its own
+	 * mapping of the same memory: DPDK's, mapped alike in every process. */
+	m->dpdk = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	m->mem = m->dpdk ? rte_zmalloc("dvshare-umem", size, 4096) : NULL;
+	if (!m->dpdk && posix_memalign(&m->mem, 4096, size) != 0)
+		m->mem = NULL;
+	if (m->mem == NULL) {
 		free(m);
 		return -ENOMEM;
 	}
-	memset(m->mem, 0, size);
+	if (!m->dpdk)
+		memset(m->mem, 0, size);
 	m->dev = dev;
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	u = dvshare_umem_reg(dev, name, m->mem, size, IBV_ACCESS_LOCAL_WRITE);
 	if (u == NULL) {
 		int rc = -rte_errno;
-		free(m->mem);
+		if (m->dpdk)
+			rte_free(m->mem);
+		else
+			free(m->mem);
 		free(m);
 		return rc;
 	}

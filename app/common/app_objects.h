@@ -32,11 +32,11 @@ int app_caps(struct dvshare_dev *dev, struct dvshare_prm_hca_caps *gen,
 	     struct dvshare_prm_virtio_caps *vio);
 
 /* The device's shared PD (APP_PD_NAME), created and published on first
- * use (primary). 0 and *pd, or a negative errno. */
+ * use (any process). 0 and *pd, or a negative errno. */
 int app_pd(struct dvshare_dev *dev, uint32_t *pd);
 
 /* The device's shared TIS (APP_TIS_NAME) on its transport domain
- * (APP_TD_NAME), each created and published on first use (primary).
+ * (APP_TD_NAME), each created and published on first use (any process).
  * 0 and *tisn, or a negative errno. */
 int app_tis(struct dvshare_dev *dev, uint32_t *tisn);
 
@@ -49,7 +49,7 @@ int app_tis(struct dvshare_dev *dev, uint32_t *tisn);
 int app_virtq_event_mode(const struct dvshare_prm_virtio_caps *vio);
 
 /* Create and publish a flow counter named @name on the device's PD
- * (primary). 0 and *id, or a negative errno. */
+ * (any process). 0 and *id, or a negative errno. */
 int app_counter_create(struct dvshare_dev *dev, const char *name, uint32_t *id);
 
 /* Read a flow counter through this process's context. 0 or a negative
@@ -62,7 +62,7 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
  * TIS, with three UMEMs named <name>.umem1..3 of the sizes the caps ask
  * for, its own VIRTIO_Q_COUNTERS <name>.counters when the general caps
  * offer the type, in state INIT, split ring, the event mode of
- * app_virtq_event_mode(), no mkey yet (primary). The UMEMs' memory is
+ * app_virtq_event_mode(), no mkey yet (any process). The UMEMs' memory is
  * kept as app_umem_reg() keeps it. 0 and *obj_id, or a negative errno;
  * on a device failure *status / *syndrome (may be NULL) say why.
  */
@@ -70,7 +70,8 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome);
 
 /* Register @size bytes of this process's memory (page-aligned, zeroed) as
- * UMEM @name (primary). The memory is kept until app_destroy() of the UMEM
+ * UMEM @name: heap memory in the primary, DPDK memory (rte_zmalloc()) in a
+ * secondary, whose UMEM the primary registers. The memory is kept until app_destroy() of the UMEM
  * or app_dev_close() of its device succeeds: a secondary may use the UMEM
  * until then. 0 and *id, or a negative errno. */
 int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id);
@@ -82,7 +83,7 @@ int app_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_
 int app_dev_close(struct dvshare_dev *dev);
 
 /* Destroy a queue made by app_virtq_create(), then its UMEMs and counters
- * (primary). */
+ * (a secondary: one it made). */
 int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
 
 /* Query a VIRTIO_NET_Q through this process's context. 0 or a negative errno. */

@@ -39,8 +39,8 @@ int pmd_error(int rc, const char *what, const char *fmt, ...)
 }
 
 /* The library's errno, as a reason. EPERM in a secondary is the library
- * refusing what only a primary does (create, publish, destroy, metadata):
- * said as the setup options say it. */
+ * refusing what only a primary does (metadata, the setup options): said
+ * as the setup options say it. */
 static int lib_error(int rc, const char *what)
 {
 	if (rc == -EPERM && rte_eal_process_type() != RTE_PROC_PRIMARY)
@@ -339,6 +339,9 @@ static int destroy(const char *dev, const char *name, uint32_t timeout_ms)
 	rc = app_destroy(d, name, timeout_ms);
 	if (rc == -ENOENT)
 		return pmd_error(rc, what, "no such object");
+	if (rc == -EPERM && rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return pmd_error(rc, what, "not this secondary's (a secondary destroys only what "
+					   "it created; see show objects)");
 	if (rc != 0)
 		return lib_error(rc, what);
 	printf("destroy %s: done\n", name);

@@ -117,13 +117,19 @@ static int object_row(struct dvshare_dev *d, const struct dvshare_info *info, vo
 		pmd_table_cell(t, "-");
 	else
 		pmd_table_cell(t, "%lu", (unsigned long)info->size);
+	/* Whose it is: the primary's, or the secondary that created it. */
+	if (info->owner == 0)
+		pmd_table_cell(t, "primary");
+	else
+		pmd_table_cell(t, "%d", (int)info->owner);
 	pmd_table_cell(t, "%s", meta);
 	return 0;
 }
 
 int pmd_show_objects(const char *dev)
 {
-	static const char *const head[] = { "DEVICE", "NAME", "TYPE", "ID", "SIZE", "META" };
+	static const char *const head[] = { "DEVICE", "NAME", "TYPE", "ID", "SIZE", "OWNER",
+					    "META" };
 	struct dvshare_dev *devs[MAX_DEVS];
 	char what[96];
 	struct pmd_table t;
@@ -133,7 +139,7 @@ int pmd_show_objects(const char *dev)
 	n = devices(what, dev, devs);
 	if (n < 0)
 		return n;
-	pmd_table_init(&t, head, 6);
+	pmd_table_init(&t, head, 7);
 	for (int i = 0; i < n; i++)
 		dvshare_foreach(devs[i], object_row, &t);
 	pmd_table_print(&t, "objects");

@@ -92,6 +92,9 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 	}
 	if (conf != nullptr && conf->close_timeout_ms != 0)
 		close_timeout_ms_ = conf->close_timeout_ms;
+	max_per_secondary_ = conf != nullptr && conf->max_objects_per_secondary != 0
+				     ? conf->max_objects_per_secondary
+				     : std::max(1u, max / 4);
 	if (max > kMaxObjectsLimit) {
 		DVS_LOG(ERR, "%s: max_objects %u is above the limit %u", name_.c_str(), max,
 			kMaxObjectsLimit);

@@ -49,18 +49,31 @@ public:
 	bool note_closed() { return !closed_noted_.exchange(true); }
 	dvshare_dev &operator=(const dvshare_dev &) = delete;
 
-	/* Primary publishing; on failure nullptr with rte_errno set. */
-	dvshare_var *var_alloc(const char *name, uint32_t flags);
+	/* Primary publishing; on failure nullptr with rte_errno set. The
+	 * creates take whom the object is for (a secondary's request). */
+	dvshare_var *var_alloc(const char *name, uint32_t flags, dvs::Origin o = {});
 	dvshare_var *var_publish(const char *name, struct mlx5dv_var *dv);
 	dvshare_obj *obj_create(const char *name, const void *in, size_t inlen, void *out,
-				size_t outlen);
+				size_t outlen, dvs::Origin o = {});
 	dvshare_obj *obj_publish(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id);
-	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access);
+	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access,
+			       dvs::Origin o = {});
+	/* Primary, for secondaries' requests (peer_requests.cpp). */
+	uint32_t created_by(pid_t pid);
+	uint32_t max_per_secondary() const { return max_per_secondary_; }
+	unsigned int close_timeout_ms() const { return close_timeout_ms_; }
+	/* Live objects @pid owns. */
+	std::vector<std::string> owned_by(pid_t pid) const;
+	/* What @pid still owns (its destroy failed) becomes the primary's. */
+	uint32_t adopt(pid_t pid);
 	int set_meta(const char *name, const void *meta, size_t len);
 
 	/* Coordinated destroy (primary): revoke in every secondary, then
 	 * destroy. -EBUSY when one did not let go in time (nothing changed). */
-	int destroy(const char *name, unsigned int timeout_ms);
+	int destroy(const char *name, unsigned int timeout_ms) { return destroy(name, timeout_ms, -1); }
+	/* The same for a secondary's request: -EPERM unless @owner (>= 0)
+	 * owns it, checked under the lock that marks it. */
+	int destroy(const char *name, unsigned int timeout_ms, pid_t owner);
 	/* Coordinated destroy of many objects in one round: one message to
 	 * and one answer from each secondary. @names all exist, or nothing is
 	 * done (-ENOENT). The number destroyed, or a negative errno: -EBUSY
@@ -124,10 +137,12 @@ private:
 	int map_var(dvshare_var *v);
 	int publish_precheck(const char *name) const;
 	template <typename H>
-	H *publish(std::unique_ptr<H> h, const dvs::RegEntry &e, bool give_back);
-	dvshare_var *publish_var(std::unique_ptr<dvshare_var> h, const char *name, bool give_back);
+	H *publish(std::unique_ptr<H> h, dvs::RegEntry e, bool give_back, dvs::Origin o);
+	dvshare_var *publish_var(std::unique_ptr<dvshare_var> h, const char *name, bool give_back,
+				 dvs::Origin o);
 	dvshare_obj *publish_obj(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
-				 uint16_t obj_type, uint16_t create_op, bool give_back);
+				 uint16_t obj_type, uint16_t create_op, bool give_back,
+				 dvs::Origin o);
 	int var_precheck(const char *name) const;
 	bool holds(const void *dv);
 	int import_slot(uint32_t slot, const dvs::RegEntry &e, dvs::Handle **out);
@@ -176,6 +191,8 @@ private:
 	std::vector<uid_t> allowed_uids_;
 	std::unique_ptr<dvs::EngineService> engine_;
 	unsigned int close_timeout_ms_ = 2000;
+	uint32_t max_per_secondary_ = 1;
+	bool closing_ = false; /* under ctl_: a close is under way, no publish */
 	uint32_t imported_ = 0;
 };
 

@@ -295,6 +295,7 @@ int dvshare_dev::foreach(dvshare_foreach_cb cb, void *arg)
 		info.meta_len = e.meta_len;
 		info.size = e.size;
 		info.create_op = e.create_op;
+		info.owner = e.owner;
 		rc = cb(this, &info, arg);
 		if (rc != 0)
 			return rc;

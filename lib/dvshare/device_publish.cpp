@@ -51,17 +51,21 @@ bool shareable_create(uint16_t opcode)
  * destroyed, which frees what it owns, unless @give_back: then the object
  * stays the application's. */
 template <typename H>
-H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
+H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::Origin o)
 {
 	uint32_t slot = 0;
 	H *raw = h.get();
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
-		int rc = reg_.insert(e, &slot);
+		e.owner = o.owner;
+		/* A close under way destroys what is published: nothing new
+		 * may slip in behind its walk. */
+		int rc = closing_ ? -ENODEV : reg_.insert(e, &slot);
 		if (rc != 0) {
 			DVS_LOG(ERR, "%s: cannot publish %s: %s", name_.c_str(), e.name,
 				rc == -EEXIST ? "name already published"
-				: rc == -ENOSPC ? "registry full" : strerror(-rc));
+				: rc == -ENOSPC ? "registry full"
+				: rc == -ENODEV ? "the device is being closed" : strerror(-rc));
 			if (give_back)
 				h->dv = nullptr;
 			return dvs::fail_null<H>(-rc);
@@ -70,6 +74,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, const RegEntry &e, bool give_back)
 		reg_.read(slot, &snap);
 		raw->slot = slot;
 		raw->gen = snap.gen;
+		raw->creator = o.creator;
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
 		raw->get();
 		if (store_.get(slot) != nullptr)
@@ -113,13 +118,13 @@ int dvshare_dev::var_precheck(const char *name) const
 	return rc;
 }
 
-dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags)
+dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags, dvs::Origin o)
 {
 	int rc = var_precheck(name);
 
 	if (rc != 0)
 		return dvs::fail_null<dvshare_var>(-rc);
-	struct mlx5dv_var *dv = glue_->alloc_var(ctx_, flags);
+	struct mlx5dv_var *dv = glue_->alloc_var(ctx_, flags & ~DVSHARE_CREATE_PERSIST);
 	if (dv == nullptr) {
 		rc = errno;
 		DVS_LOG(ERR, "%s: VAR allocation failed: %s", name_.c_str(), strerror(rc));
@@ -127,7 +132,7 @@ dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags)
 	}
 	auto h = std::make_unique<dvshare_var>(this, true);
 	h->dv = dv;
-	return publish_var(std::move(h), name, false);
+	return publish_var(std::move(h), name, false, o);
 }
 
 /* Is @dv already published? Publishing one rdma-core object twice would
@@ -165,11 +170,11 @@ dvshare_var *dvshare_dev::var_publish(const char *name, struct mlx5dv_var *dv)
 		return dvs::fail_null<dvshare_var>(-rc);
 	auto h = std::make_unique<dvshare_var>(this, true);
 	h->dv = dv;
-	return publish_var(std::move(h), name, true);
+	return publish_var(std::move(h), name, true, {});
 }
 
 dvshare_var *dvshare_dev::publish_var(std::unique_ptr<dvshare_var> h, const char *name,
-				      bool give_back)
+				      bool give_back, dvs::Origin o)
 {
 	RegEntry e = make_entry(name, DVSHARE_TYPE_VAR, h->dv->page_id);
 	int rc = map_var(h.get());
@@ -184,11 +189,11 @@ dvshare_var *dvshare_dev::publish_var(std::unique_ptr<dvshare_var> h, const char
 	e.mmap_off = static_cast<uint64_t>(h->dv->mmap_off);
 	e.size = h->dv->length;
 	e.blob_len = static_cast<uint16_t>(sizes_.var_attrs_size);
-	return publish(std::move(h), e, give_back);
+	return publish(std::move(h), e, give_back, o);
 }
 
 dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t inlen, void *out,
-				     size_t outlen)
+				     size_t outlen, dvs::Origin o)
 {
 	int rc = publish_precheck(name);
 
@@ -231,7 +236,7 @@ dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t in
 	}
 	uint16_t type = op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT ? dvshare_prm_hdr_decode(in).obj_type
 								     : 0;
-	return publish_obj(name, dv, dvshare_prm_created_id(op, out), type, op, false);
+	return publish_obj(name, dv, dvshare_prm_created_id(op, out), type, op, false, o);
 }
 
 dvshare_obj *dvshare_dev::obj_publish(const char *name, struct mlx5dv_devx_obj *dv,
@@ -248,12 +253,12 @@ dvshare_obj *dvshare_dev::obj_publish(const char *name, struct mlx5dv_devx_obj *
 	}
 	if (rc != 0)
 		return dvs::fail_null<dvshare_obj>(-rc);
-	return publish_obj(name, dv, obj_id, 0, 0, true);
+	return publish_obj(name, dv, obj_id, 0, 0, true, {});
 }
 
 dvshare_obj *dvshare_dev::publish_obj(const char *name, struct mlx5dv_devx_obj *dv,
 				      uint32_t obj_id, uint16_t obj_type, uint16_t create_op,
-				      bool give_back)
+				      bool give_back, dvs::Origin o)
 {
 	auto h = std::make_unique<dvshare_obj>(this, true);
 	RegEntry e = make_entry(name, DVSHARE_TYPE_OBJ, obj_id);
@@ -273,16 +278,18 @@ dvshare_obj *dvshare_dev::publish_obj(const char *name, struct mlx5dv_devx_obj *
 	e.obj_type = obj_type;
 	e.create_op = create_op;
 	e.blob_len = static_cast<uint16_t>(sizes_.devx_obj_attrs_size);
-	return publish(std::move(h), e, give_back);
+	return publish(std::move(h), e, give_back, o);
 }
 
-dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, uint32_t access)
+dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, uint32_t access,
+				    dvs::Origin o)
 {
 	int rc = publish_precheck(name);
 
 	if (rc != 0)
 		return dvs::fail_null<dvshare_umem>(-rc);
-	struct mlx5dv_devx_umem *dv = glue_->devx_umem_reg(ctx_, addr, size, access);
+	struct mlx5dv_devx_umem *dv =
+		glue_->devx_umem_reg(ctx_, addr, size, access & ~DVSHARE_CREATE_PERSIST);
 	if (dv == nullptr) {
 		rc = errno;
 		DVS_LOG(ERR, "%s: UMEM registration of %s failed: %s", name_.c_str(), name,
@@ -300,7 +307,7 @@ dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, u
 	}
 	e.size = size;
 	e.blob_len = static_cast<uint16_t>(sizes_.devx_umem_attrs_size);
-	return publish(std::move(h), e, false);
+	return publish(std::move(h), e, false, o);
 }
 
 int dvshare_dev::set_meta(const char *name, const void *meta, size_t len)

@@ -143,7 +143,7 @@ void dvshare_dev::peer_gone(pid_t pid)
 	wait_cv_.notify_all();
 }
 
-int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
+int dvshare_dev::destroy(const char *name, unsigned int timeout_ms, pid_t owner)
 {
 	dvs::Library &lib = dvs::Library::get();
 	RegEntry snap;
@@ -163,6 +163,12 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms)
 		rc = reg_.find(name, &snap, &slot);
 		if (rc != 0)
 			return rc;
+		if (owner >= 0 && snap.owner != owner) {
+			DVS_LOG(ERR, "%s: pid %d may not destroy %s: it is %s", name_.c_str(), owner,
+				name, snap.owner == 0 ? "the primary's"
+				: ("pid " + std::to_string(snap.owner) + "'s").c_str());
+			return -EPERM;
+		}
 		rid = ++revoke_seq_;
 		reg_.set_revoking(slot, rid);
 		std::lock_guard<std::mutex> lk(wait_mu_);

@@ -225,9 +225,18 @@ int dvshare_dev::close_all(unsigned int timeout_ms)
 {
 	if (timeout_ms == 0)
 		timeout_ms = close_timeout_ms_;
+	{
+		/* Secondaries' creates still running in the primary publish
+		 * before this, and are in the batch, or are refused. */
+		std::lock_guard<std::mutex> lock(ctl_);
+		closing_ = true;
+	}
 	int rc = destroy_batch(nullptr, timeout_ms);
-	if (rc < 0)
+	if (rc < 0) {
+		std::lock_guard<std::mutex> lock(ctl_);
+		closing_ = false;
 		return rc;
+	}
 	close_primary();
 	return 0;
 }

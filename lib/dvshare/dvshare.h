@@ -70,7 +70,25 @@ struct dvshare_dev_conf {
 	uint32_t n_allowed_uids;
 	/** Per-object wait of dvshare_dev_close() for secondaries (ms); 0: 2000. */
 	uint32_t close_timeout_ms;
+	/**
+	 * Objects one secondary may have created on the device and not
+	 * destroyed (dvshare_var_alloc(), dvshare_obj_create(),
+	 * dvshare_umem_reg() called in a secondary, persistent ones
+	 * included while their creator runs); past it a create gets EDQUOT.
+	 * 0: a quarter of the registry (@c max_objects / 4, at least 1).
+	 * Added in 0.3.
+	 */
+	uint32_t max_objects_per_secondary;
 };
+
+/**
+ * In the flags of dvshare_var_alloc() and dvshare_obj_create_flags() and
+ * the access of dvshare_umem_reg(), called in a secondary: the object is
+ * handed to the primary at create, so it outlives its creator (it is not
+ * destroyed when the creator exits, dies or closes the device). Ignored in
+ * the primary, which owns whatever it creates. Never passed to rdma-core.
+ */
+#define DVSHARE_CREATE_PERSIST (1u << 31)
 
 /** Kind of a published object. */
 enum dvshare_type {
@@ -90,6 +108,9 @@ struct dvshare_info {
 	uint16_t create_op;     /**< OBJ: opcode of its create command, e.g.
 				 *   DVSHARE_PRM_CMD_ALLOC_PD (0 if published
 				 *   with dvshare_obj_publish()) */
+	pid_t owner;            /**< the secondary that owns it (created it
+				 *   without DVSHARE_CREATE_PERSIST), or 0: the
+				 *   primary. Added in 0.3. */
 };
 
 /**
@@ -184,20 +205,32 @@ struct dvshare_dev *dvshare_dev_open(const char *ibdev, const struct dvshare_dev
 struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *conf);
 
 /**
- * Allocate a VAR doorbell page, map it and publish it as @p name
- * (primary only).
+ * Allocate a VAR doorbell page, map it and publish it as @p name.
+ *
+ * Creates in a secondary (here, dvshare_obj_create() and
+ * dvshare_umem_reg()): the request goes to the primary on this process's
+ * channel; the primary runs it on its context, publishes the object and
+ * answers; this process imports it before the call returns. The object
+ * belongs to this secondary: destroyed (coordinated, as
+ * dvshare_destroy()) when it destroys it, closes the device, exits or
+ * dies, unless DVSHARE_CREATE_PERSIST hands it to the primary. Errors are
+ * the primary's as it saw them, and besides: EDQUOT (this secondary's
+ * dvshare_dev_conf::max_objects_per_secondary reached), ENOTCONN (no
+ * primary), ETIMEDOUT (no answer in 30 s: if the object is made later, this
+ * process destroys it), EDEADLK (called from DPDK's interrupt thread,
+ * where the answer is read). See doc/api.md, "Creating in a secondary".
  *
  * @param dev    the device
  * @param name   object name: printable, no blanks, shorter than
  *               DVSHARE_NAME_MAX
  * @param flags  passed to mlx5dv_alloc_var(): 0, or
  *               MLX5DV_VAR_ALLOC_FLAG_TLP (1 << 0) on rdma-core and kernels
- *               that know it
+ *               that know it; and DVSHARE_CREATE_PERSIST (never passed on)
  * @return a handle holding one reference, or NULL with rte_errno: EEXIST
  *   (name taken), EINVAL/ENAMETOOLONG (bad name), ENOSPC (registry full,
  *   or no free VAR page), EOPNOTSUPP (no VIRTIO_NET_Q on the device, or
- *   unknown flags), EPERM (secondary), ENODEV (device closed), or the
- *   device's errno.
+ *   unknown flags), ENODEV (device closed), the errors of a create in a
+ *   secondary (above), or the device's errno.
  */
 struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags);
 
@@ -219,8 +252,9 @@ struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *nam
 					struct mlx5dv_var *var);
 
 /**
- * Create a DEVX object from a PRM command and publish it as @p name
- * (primary only).
+ * Create a DEVX object from a PRM command and publish it as @p name, in
+ * any process (a secondary's create runs in the primary: see
+ * dvshare_var_alloc()).
  *
  * Takes CREATE_GENERAL_OBJECT (e.g. dvshare_prm_virtq_create()), ALLOC_PD,
  * ALLOC_FLOW_COUNTER, ALLOC_TRANSPORT_DOMAIN and CREATE_TIS (the objects
@@ -240,12 +274,36 @@ struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *nam
  * @return a handle holding one reference, or NULL with rte_errno:
  *   EOPNOTSUPP (a create opcode not taken), EREMOTEIO (the device failed
  *   it: status and syndrome in @p out), EINVAL (the kernel refused the
- *   command, or NULL or short buffers), EEXIST, ENAMETOOLONG, ENOSPC
- *   (registry full), EPERM (secondary), ENODEV (device closed), or another
- *   errno of the device.
+ *   command, or NULL or short buffers; in a secondary also a command
+ *   longer than 16384 bytes), EEXIST, ENAMETOOLONG, ENOSPC (registry full),
+ *   ENODEV (device closed), the errors of a create in a secondary
+ *   (dvshare_var_alloc()), or another errno of the device. In a secondary
+ *   at most the first 128 bytes of output come back (a create's output is
+ *   16).
  */
 struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name,
 				       const void *in, size_t inlen, void *out, size_t outlen);
+
+/**
+ * dvshare_obj_create() with flags: 0, or DVSHARE_CREATE_PERSIST (in a
+ * secondary, the object is the primary's from the start).
+ *
+ * @param dev     the device
+ * @param name    object name
+ * @param in      the create command
+ * @param inlen   its length
+ * @param out     receives the command output
+ * @param outlen  its length
+ * @param flags   0 or DVSHARE_CREATE_PERSIST
+ * @return as dvshare_obj_create(); EINVAL also for unknown @p flags.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+struct dvshare_obj *dvshare_obj_create_flags(struct dvshare_dev *dev, const char *name,
+					     const void *in, size_t inlen, void *out,
+					     size_t outlen, uint32_t flags);
 
 /**
  * Publish a DEVX object the application created on this device's context
@@ -265,9 +323,14 @@ struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *nam
 					struct mlx5dv_devx_obj *obj, uint32_t obj_id);
 
 /**
- * Register memory as a DEVX UMEM and publish it as @p name (primary only).
- * The memory stays the caller's and must outlive the UMEM, which lives
- * until dvshare_destroy() or dvshare_dev_close().
+ * Register memory as a DEVX UMEM and publish it as @p name, in any
+ * process (a secondary's create runs in the primary: see
+ * dvshare_var_alloc()). The memory stays the caller's and must outlive the
+ * UMEM, which lives until dvshare_destroy() or dvshare_dev_close(). In a
+ * secondary it must lie in DPDK's memory (rte_malloc(), a mempool: what
+ * every process of the prefix maps at the same address), since the
+ * primary registers it through its own mapping; other memory is refused
+ * with EINVAL.
  *
  * @param dev     the device
  * @param name    object name (as for dvshare_var_alloc())
@@ -275,13 +338,14 @@ struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *nam
  * @param size    its length in bytes
  * @param access  0 or IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE,
  *                IBV_ACCESS_REMOTE_READ, IBV_ACCESS_RELAXED_ORDERING (remote
- *                write needs local write)
+ *                write needs local write); and DVSHARE_CREATE_PERSIST
  * @return a handle holding one reference, or NULL with rte_errno: EINVAL
- *   (NULL @p addr, size 0, wrapping size, other access bits, bad name),
- *   checked before the device is asked, EFAULT (memory
- *   not mapped), ENOMEM (past RLIMIT_MEMLOCK), EPERM (secondary, or no
- *   locked memory allowed), EEXIST, ENAMETOOLONG, ENOSPC (registry full),
- *   ENODEV (device closed), or another errno of the device.
+ *   (NULL @p addr, size 0, wrapping size, other access bits, bad name, in
+ *   a secondary memory outside DPDK's), checked before the device is
+ *   asked, EFAULT (memory not mapped), ENOMEM (past RLIMIT_MEMLOCK), EPERM
+ *   (no locked memory allowed), EEXIST, ENAMETOOLONG, ENOSPC (registry
+ *   full), ENODEV (device closed), the errors of a create in a secondary
+ *   (dvshare_var_alloc()), or another errno of the device.
  */
 struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
 				      size_t size, uint32_t access);
@@ -301,8 +365,9 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len);
 
 /**
- * Destroy a published object in every process, then in the device
- * (primary only).
+ * Destroy a published object in every process, then in the device. The
+ * primary may destroy any object; a secondary only those it owns (it
+ * created them without DVSHARE_CREATE_PERSIST), through the primary.
  *
  * The entry is marked revoking (lookups stop finding it), every attached
  * secondary is asked to let go (a VAR mapping is fenced: replaced in place
@@ -314,10 +379,12 @@ int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta
  *
  * @param dev         the device
  * @param name        the object
- * @param timeout_ms  how long to wait for the secondaries
+ * @param timeout_ms  how long to wait for the secondaries (from a
+ *                    secondary, at most 10000)
  * @return 0; -EBUSY when a secondary did not answer in time (the object and
  *   its entry are intact and usable again); -ENOENT (no such object);
- *   -EINVAL/-ENAMETOOLONG (bad name); -EPERM in a secondary; -ENODEV
+ *   -EINVAL/-ENAMETOOLONG (bad name); -EPERM in a secondary that does not
+ *   own it; -ENOTCONN (secondary: no primary); -ENODEV
  *   (device closed); -EDEADLK when called from DPDK's interrupt thread (an
  *   event callback), where the secondaries' answers are read; or the
  *   device's errno when it refused the destroy (e.g. -EBUSY for a PD a

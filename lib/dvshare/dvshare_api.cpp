@@ -11,6 +11,8 @@
 #include <rte_eal.h>
 
 #include "device.h"
+#include "dpdk_memory.h"
+#include "dvshare_prm.h"
 #include "dvs_log.h"
 #include "dvshare.h"
 #include "attach_mode.h"
@@ -135,6 +137,70 @@ template <typename F> int on_dev_int(const dvshare_dev *dev, F &&fn)
 	return err != 0 ? fail(err) : guard_int(fn);
 }
 
+/* A create in a secondary: the primary makes the object for this
+ * process (ipc_remote_create()), which then imports it like a lookup. */
+template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
+{
+	uint32_t slot = 0, gen = 0;
+	int rc = dvs::check_name(c.name);
+
+	if (rc == 0 && (c.flags & ~DVSHARE_CREATE_PERSIST) != 0)
+		rc = -EINVAL;
+	if (rc == 0 && c.kind == DVSHARE_TYPE_UMEM) {
+		std::string why;
+		rc = dvs::dpdk_memory_covers(c.addr, c.size, &why);
+		if (rc != 0)
+			DVS_LOG(ERR, "%s: UMEM %s refused: %s: a secondary's UMEM must lie in DPDK "
+				     "memory (rte_malloc(), a mempool), which the primary maps at the "
+				     "same address", dev->name().c_str(), c.name, why.c_str());
+	}
+	if (rc == 0) {
+		c.ibdev = dev->name().c_str();
+		rc = dvs::ipc_remote_create(c, &slot, &gen);
+	}
+	if (rc != 0)
+		return fail_null<H>(-rc);
+	dvs::Handle *h = dev->lookup(c.name, static_cast<enum dvshare_type>(c.kind));
+	if (h != nullptr && (h->slot != slot || h->gen != gen)) {
+		/* Destroyed and made again by someone else meanwhile. */
+		release(h);
+		h = nullptr;
+		rte_errno = ENOENT;
+	}
+	if (h == nullptr) {
+		int err = rte_errno;
+		DVS_LOG(ERR, "%s: %s was created but cannot be imported here: %s",
+			dev->name().c_str(), c.name, strerror(err));
+		/* Not left behind: the caller was told it failed. */
+		if (err != ENOENT)
+			(void)dvs::ipc_remote_destroy(dev->name().c_str(), c.name, 1000);
+		return fail_null<H>(err);
+	}
+	return static_cast<H *>(h);
+}
+
+dvshare_obj *obj_create(dvshare_dev *dev, const char *name, const void *in, size_t inlen,
+			void *out, size_t outlen, uint32_t flags)
+{
+	if (dev->primary()) {
+		if ((flags & ~DVSHARE_CREATE_PERSIST) != 0)
+			return fail_null<dvshare_obj>(EINVAL);
+		return dev->obj_create(name, in, inlen, out, outlen);
+	}
+	if (in == nullptr || out == nullptr || inlen < DVSHARE_PRM_HDR_SIZE ||
+	    outlen < DVSHARE_PRM_HDR_SIZE)
+		return fail_null<dvshare_obj>(EINVAL);
+	dvs::RemoteCreate c{};
+	c.name = name;
+	c.kind = DVSHARE_TYPE_OBJ;
+	c.flags = flags;
+	c.in = in;
+	c.inlen = inlen;
+	c.out = out;
+	c.outlen = outlen;
+	return remote_create<dvshare_obj>(dev, c);
+}
+
 } // namespace
 
 extern "C" {
@@ -173,7 +239,16 @@ struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvsh
 
 struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags)
 {
-	return on_dev_ptr<dvshare_var>(dev, [&] { return dev->var_alloc(name, flags); });
+	return on_dev_ptr<dvshare_var>(dev, [&] {
+		if (dev->primary())
+			return dev->var_alloc(name, flags);
+		dvs::RemoteCreate c{};
+		c.name = name;
+		c.kind = DVSHARE_TYPE_VAR;
+		c.flags = flags & DVSHARE_CREATE_PERSIST;
+		c.arg = flags & ~DVSHARE_CREATE_PERSIST;
+		return remote_create<dvshare_var>(dev, c);
+	});
 }
 
 struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *name,
@@ -185,7 +260,14 @@ struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *nam
 struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name, const void *in,
 				       size_t inlen, void *out, size_t outlen)
 {
-	return on_dev_ptr<dvshare_obj>(dev, [&] { return dev->obj_create(name, in, inlen, out, outlen); });
+	return on_dev_ptr<dvshare_obj>(dev, [&] { return obj_create(dev, name, in, inlen, out, outlen, 0); });
+}
+
+struct dvshare_obj *dvshare_obj_create_flags(struct dvshare_dev *dev, const char *name,
+					     const void *in, size_t inlen, void *out,
+					     size_t outlen, uint32_t flags)
+{
+	return on_dev_ptr<dvshare_obj>(dev, [&] { return obj_create(dev, name, in, inlen, out, outlen, flags); });
 }
 
 struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *name,
@@ -203,7 +285,16 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 				addr == nullptr ? "NULL address" : "size 0");
 			return fail_null<dvshare_umem>(EINVAL);
 		}
-		return dev->umem_reg(name, addr, size, access);
+		if (dev->primary())
+			return dev->umem_reg(name, addr, size, access);
+		dvs::RemoteCreate c{};
+		c.name = name;
+		c.kind = DVSHARE_TYPE_UMEM;
+		c.flags = access & DVSHARE_CREATE_PERSIST;
+		c.arg = access & ~DVSHARE_CREATE_PERSIST;
+		c.addr = reinterpret_cast<uintptr_t>(addr);
+		c.size = size;
+		return remote_create<dvshare_umem>(dev, c);
 	});
 }
 
@@ -262,7 +353,12 @@ const char *dvshare_dev_name(const struct dvshare_dev *dev)
 
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
 {
-	return on_dev_int(dev, [&] { return dev->destroy(name, timeout_ms); });
+	return on_dev_int(dev, [&] {
+		if (dev->primary())
+			return dev->destroy(name, timeout_ms);
+		int rc = dvs::check_name(name);
+		return rc != 0 ? rc : dvs::ipc_remote_destroy(dev->name().c_str(), name, timeout_ms);
+	});
 }
 
 int dvshare_destroy_many(struct dvshare_dev *dev, const char *const *names, unsigned int n,

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <thread>
 
+#include <sys/types.h>
+
 #include "dvs_fd.h"
 #include "dvs_glue.h"
 #include "dvshare.h"
@@ -24,6 +26,14 @@ namespace dvs {
 
 /* "VAR", "DEVX object" or "UMEM", for messages. */
 const char *type_str(uint32_t type);
+
+/* Whom a create is for (primary): the secondary that owns the object
+ * (0: the primary), and the one that asked for it, whose quota it counts
+ * against (0: the primary's own create). */
+struct Origin {
+	pid_t owner = 0;
+	pid_t creator = 0;
+};
 
 struct Handle {
 	Handle(dvshare_dev *d, enum dvshare_type t, bool own) : dev(d), type(t), owner(own) {}
@@ -100,6 +110,7 @@ struct Handle {
 	dvshare_dev *dev;
 	enum dvshare_type type;
 	bool owner;           /* created here: destroy on close; else unimport */
+	pid_t creator = 0;    /* primary: the secondary it was created for */
 	uint32_t slot = 0;    /* registry slot */
 	uint32_t gen = 0;     /* registry generation of that slot */
 	bool unreachable = false; /* no lookup can reach it any more */

@@ -4,6 +4,7 @@
 #ifndef DVS_IPC_H
 #define DVS_IPC_H
 
+#include <cstddef>
 #include <cstdint>
 
 #include "dvshare.h"
@@ -30,6 +31,37 @@ int ipc_secondary_attach();
 void ipc_send_detach(const dvshare_dev *dev);
 /* Secondary: this process exits normally; tell the primary. */
 void ipc_secondary_bye();
+
+/* Secondary: a create for the primary to run (doc/protocol.md, "Creates"). */
+struct RemoteCreate {
+	const char *ibdev;
+	const char *name;
+	uint32_t kind;  /* dvshare_type */
+	uint32_t flags; /* DVSHARE_CREATE_PERSIST or 0 */
+	uint32_t arg;   /* VAR: mlx5dv_alloc_var() flags; UMEM: access */
+	const void *in; /* OBJ: the command, and where its output goes */
+	size_t inlen;
+	void *out;
+	size_t outlen;
+	uint64_t addr;  /* UMEM */
+	uint64_t size;
+};
+/* Ask the primary to create @c, waiting for its answer: 0 with the
+ * object's registry slot and generation, or a negative errno (the
+ * primary's, or -ENOTCONN, -ETIMEDOUT, -EDEADLK on DPDK's interrupt
+ * thread). A create given up on (timed out) is destroyed if its answer
+ * comes later. */
+int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen);
+/* Ask the primary to destroy @name, which this process owns. */
+int ipc_remote_destroy(const char *ibdev, const char *name, unsigned int timeout_ms);
+
+/* Secondary, between ipc_secondary.cpp and ipc_requests.cpp: this
+ * process's channel (-1 if none); the primary's answer to a request; the
+ * primary is gone (every wait ends with @err). */
+int ipc_secondary_channel();
+struct ReplyMsg;
+void ipc_on_reply(const ReplyMsg &rep);
+void ipc_requests_fail(int err);
 
 } // namespace dvs
 

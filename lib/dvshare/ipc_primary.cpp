@@ -195,7 +195,8 @@ int ipc_primary_init()
 	/* Optional: --no-shconf / in-memory mode has no secondaries to serve. */
 	int rc = register_actions({ { kActAttach, on_attach }, { kActDetach, on_channel_only },
 				    { kActRevokeAck, on_channel_only }, { kActHello, on_channel_only },
-				    { kActBye, on_channel_only } }, true);
+				    { kActBye, on_channel_only }, { kActCreate, on_channel_only },
+				    { kActDestroy, on_channel_only } }, true);
 	if (rc == 0)
 		rc = Peers::get().listen();
 	if (rc != 0)

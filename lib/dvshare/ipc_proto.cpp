@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "dvshare_prm.h"
 #include "registry_layout.h"
 
 namespace dvs {
@@ -95,6 +96,9 @@ template void mp_pack(struct rte_mp_msg *, const char *, const DetachMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const EventMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const RevokeMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const RevokeAck &);
+template void mp_pack(struct rte_mp_msg *, const char *, const CreateReq &);
+template void mp_pack(struct rte_mp_msg *, const char *, const DestroyReq &);
+template void mp_pack(struct rte_mp_msg *, const char *, const ReplyMsg &);
 
 int decode_hello(const struct rte_mp_msg &m, HelloMsg *out, std::string *why)
 {
@@ -248,6 +252,86 @@ int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why)
 int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why)
 {
 	return decode_revoke_body(m, out, why);
+}
+
+} // namespace dvs
+
+namespace dvs {
+
+namespace {
+
+/* A device and an object name: both terminated, neither empty. */
+bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
+{
+	return terminated(ibdev, ni) && ibdev[0] != '\0' && terminated(name, nn) &&
+	       name[0] != '\0';
+}
+
+} // namespace
+
+int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
+{
+	/* Only a DEVX object's command comes in an fd. */
+	CreateReq peek;
+	if (m.len_param == static_cast<int>(sizeof(peek)))
+		memcpy(&peek, m.param, sizeof(peek));
+	else
+		peek.kind = 0;
+	int rc = decode_body(m, out, peek.kind == DVSHARE_TYPE_OBJ ? 1 : 0, why);
+
+	if (rc != 0)
+		return rc;
+	if (!names_ok(out->ibdev, sizeof(out->ibdev), out->name, sizeof(out->name))) {
+		*why = "bad device or object name";
+		return -EBADMSG;
+	}
+	if (out->kind < DVSHARE_TYPE_VAR || out->kind > DVSHARE_TYPE_UMEM) {
+		*why = "unknown object kind " + std::to_string(out->kind);
+		return -EBADMSG;
+	}
+	if ((out->flags & ~kCreatePersist) != 0) {
+		*why = "unknown create flags";
+		return -EBADMSG;
+	}
+	if (out->kind == DVSHARE_TYPE_OBJ &&
+	    (out->inlen < DVSHARE_PRM_HDR_SIZE || out->inlen > kCreateInMax ||
+	     out->outlen < DVSHARE_PRM_HDR_SIZE || out->outlen > kCreateInMax)) {
+		*why = "create command of " + std::to_string(out->inlen) + " bytes, output of " +
+		       std::to_string(out->outlen) + " (" + std::to_string(DVSHARE_PRM_HDR_SIZE) +
+		       " to " + std::to_string(kCreateInMax) + ")";
+		return -EBADMSG;
+	}
+	if (out->kind == DVSHARE_TYPE_UMEM &&
+	    (out->size == 0 || out->addr == 0 || out->addr + out->size < out->addr)) {
+		*why = "UMEM range empty or wrapping";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int decode_destroy(const struct rte_mp_msg &m, DestroyReq *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc == 0 && !names_ok(out->ibdev, sizeof(out->ibdev), out->name, sizeof(out->name))) {
+		*why = "bad device or object name";
+		rc = -EBADMSG;
+	}
+	return rc;
+}
+
+int decode_reply(const struct rte_mp_msg &m, ReplyMsg *out, std::string *why)
+{
+	int rc = decode_body(m, out, 0, why);
+
+	if (rc != 0)
+		return rc;
+	if (out->status > 0 || out->status < -4095 || out->outlen > kCreateOutMax ||
+	    out->reserved != 0) {
+		*why = "reply with a bad status or length";
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 } // namespace dvs

@@ -32,8 +32,13 @@ constexpr char kActRevoke[] = "dvshare_revoke";
 constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
 constexpr char kActBye[] = "dvshare_bye";
 constexpr char kActResync[] = "dvshare_resync";
+/* A secondary's requests to its primary (creates, destroys of what it
+ * owns) and the primary's answer to each. */
+constexpr char kActCreate[] = "dvshare_create";
+constexpr char kActDestroy[] = "dvshare_destroy";
+constexpr char kActReply[] = "dvshare_reply";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 4;
+constexpr uint32_t kMpProto = 5;
 /* The most fds one dvshare message carries. The protocol's own number,
  * not RTE_MP_MAX_FD_NUM (8 up to DPDK 25.07, 253 since): two processes
  * speak the same protocol whatever DPDK carries it, and every DPDK
@@ -143,7 +148,61 @@ struct RevokeAck {
 	uint32_t revoke_id;
 };
 
+/* The most command input a secondary's DEVX create carries (in a sealed
+ * memfd beside the request: no channel message holds a queue's command),
+ * and the most output the answer brings back (a create's output is its
+ * 16-byte header and id). */
+constexpr uint32_t kCreateInMax = 16384;
+constexpr uint32_t kCreateOutMax = 128;
+/* CreateReq.flags: the object goes to the primary, outliving its creator. */
+constexpr uint32_t kCreatePersist = 1u << 0;
+
+/* Secondary -> primary: create @name on @ibdev for me. @kind is a
+ * dvshare_type. VAR: @arg is mlx5dv_alloc_var()'s flags. OBJ: the command
+ * is the @inlen bytes of the one fd (a memfd sealed against writes and
+ * resizes), @outlen the caller's output buffer. UMEM: [@addr, @addr +
+ * @size) in DPDK's shared memory, @arg the access flags. */
+struct CreateReq {
+	MpHdr hdr;
+	uint32_t seq;   /* echoed in the reply */
+	uint32_t kind;
+	uint32_t flags; /* kCreatePersist */
+	uint32_t arg;
+	char ibdev[kDevNameMax];
+	char name[DVSHARE_NAME_MAX];
+	uint64_t addr;
+	uint64_t size;
+	uint32_t inlen;
+	uint32_t outlen;
+};
+
+/* Secondary -> primary: destroy @name, which I own (coordinated, waiting
+ * up to @timeout_ms for the other secondaries). */
+struct DestroyReq {
+	MpHdr hdr;
+	uint32_t seq;
+	uint32_t timeout_ms;
+	char ibdev[kDevNameMax];
+	char name[DVSHARE_NAME_MAX];
+};
+
+/* Primary -> the secondary that asked: the outcome of request @seq. A
+ * create's: the object's slot and generation, and the command's output
+ * (also on EREMOTEIO: status and syndrome). */
+struct ReplyMsg {
+	MpHdr hdr;
+	uint32_t seq;
+	int32_t status; /* 0 or a negative errno */
+	uint32_t slot;
+	uint32_t gen;
+	uint32_t outlen; /* bytes of @out that are the command's */
+	uint32_t reserved;
+	uint8_t out[kCreateOutMax];
+};
+
 static_assert(sizeof(EventMsg) <= RTE_MP_MAX_PARAM_LEN);
+static_assert(sizeof(CreateReq) <= RTE_MP_MAX_PARAM_LEN);
+static_assert(sizeof(ReplyMsg) <= RTE_MP_MAX_PARAM_LEN);
 
 MpHdr mp_hdr();
 
@@ -162,6 +221,9 @@ int decode_detach(const struct rte_mp_msg &m, DetachMsg *out, std::string *why);
 int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why);
 int decode_revoke(const struct rte_mp_msg &m, RevokeMsg *out, std::string *why);
 int decode_revoke_ack(const struct rte_mp_msg &m, RevokeAck *out, std::string *why);
+int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why);
+int decode_destroy(const struct rte_mp_msg &m, DestroyReq *out, std::string *why);
+int decode_reply(const struct rte_mp_msg &m, ReplyMsg *out, std::string *why);
 
 /* Handler body shared by every action: decode @msg, then run @fn on the
  * body, or log why the message was refused. Always 0 for rte_mp. */

@@ -206,6 +206,7 @@ void on_primary_gone(pid_t pid)
 	if (link().chan_watch != nullptr && link().chan_watch->fd() >= 0)
 		(void)read_channel(link().chan_watch->fd());
 	bool clean = link().said_bye.load();
+	ipc_requests_fail(-ENOTCONN);
 	keep_primaries_out(pid);
 	if (clean)
 		lib.set_primary_exited(pid);
@@ -491,6 +492,12 @@ void on_message(const struct rte_mp_msg &m, std::vector<Fd> *fds)
 			lib.refused("revoke", why);
 		else if (from_primary(r.hdr, "revoke"))
 			let_go(r);
+	} else if (strcmp(m.name, kActReply) == 0) {
+		ReplyMsg r;
+		if (decode_reply(m, &r, &why) != 0)
+			lib.refused("reply", why);
+		else if (from_primary(r.hdr, "reply"))
+			ipc_on_reply(r);
 	} else if (strcmp(m.name, kActBye) == 0) {
 		ByeMsg b;
 		if (decode_bye(m, &b, &why) != 0)
@@ -550,7 +557,8 @@ int ipc_secondary_init()
 	if (initialised)
 		return 0;
 	int rc = register_actions({ { kActEvent, on_channel_only }, { kActRevoke, on_channel_only },
-				    { kActBye, on_channel_only } }, false);
+				    { kActBye, on_channel_only }, { kActReply, on_channel_only } },
+				  false);
 	if (rc != 0)
 		return rc;
 	initialised = true;
@@ -605,6 +613,11 @@ int ipc_secondary_attach()
 	}
 	std::lock_guard<std::mutex> lock(lib.mu);
 	return static_cast<int>(lib.devices.size());
+}
+
+int ipc_secondary_channel()
+{
+	return link().chan.load();
 }
 
 void ipc_secondary_bye()

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_alarm.h>
@@ -17,10 +19,37 @@
 #include "dvs_log.h"
 #include "ipc_proto.h"
 #include "library.h"
+#include "peer_requests.h"
 
 namespace dvs {
 
 namespace {
+
+/* A create's command from the fd beside the request: it must be memory
+ * (a memfd or other shmem file: F_GET_SEALS works only there), so reading
+ * it can neither block this thread nor fault, and exactly @len bytes. It
+ * is copied once; what the sender does to the file afterwards changes
+ * nothing. */
+int read_command(int fd, uint32_t len, std::vector<uint8_t> *out, std::string *why)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fcntl(fd, F_GET_SEALS) < 0) {
+		*why = "the command's fd is not a memfd";
+		return -EINVAL;
+	}
+	if (st.st_size != static_cast<off_t>(len)) {
+		*why = "the command's memfd holds " + std::to_string(st.st_size) +
+		       " bytes, the request says " + std::to_string(len);
+		return -EINVAL;
+	}
+	out->resize(len);
+	if (pread(fd, out->data(), len, 0) != static_cast<ssize_t>(len)) {
+		*why = "the command's memfd could not be read";
+		return -EINVAL;
+	}
+	return 0;
+}
 
 uint64_t new_token()
 {
@@ -232,6 +261,8 @@ bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 			lib.refused("detach", why + ", " + from);
 		else if (as_peer(d.hdr, "detach"))
 			detached(c->pid, d.ibdev);
+	} else if (strcmp(m.name, kActCreate) == 0 || strcmp(m.name, kActDestroy) == 0) {
+		request(c, m, fds);
 	} else if (strcmp(m.name, kActBye) == 0) {
 		ByeMsg b;
 		if (decode_bye(m, &b, &why) != 0) {
@@ -307,6 +338,47 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	return true;
 }
 
+/* A secondary's create or destroy: checked here, run by the worker
+ * (peer_requests.h), which answers on this channel. */
+void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
+{
+	Library &lib = Library::get();
+	std::string why;
+	std::string from = "from pid " + std::to_string(c->pid);
+
+	if (strcmp(m.name, kActDestroy) == 0) {
+		DestroyReq d;
+		if (decode_destroy(m, &d, &why) != 0)
+			lib.refused("destroy request", why + ", " + from);
+		else if (d.hdr.pid != c->pid)
+			lib.refused("destroy request", from + " naming pid " + std::to_string(d.hdr.pid));
+		else
+			PeerRequests::get().destroy(c->pid, d);
+		return;
+	}
+	CreateReq r;
+	std::vector<uint8_t> cmd;
+	if (decode_create(m, &r, &why) != 0) {
+		lib.refused("create request", why + ", " + from);
+		return;
+	}
+	if (r.hdr.pid != c->pid) {
+		lib.refused("create request", from + " naming pid " + std::to_string(r.hdr.pid));
+		return;
+	}
+	if (r.kind == DVSHARE_TYPE_OBJ && read_command((*fds)[0].get(), r.inlen, &cmd, &why) != 0) {
+		/* Answered: the request itself was well formed. */
+		lib.refused("create request", why + ", " + from);
+		ReplyMsg rep{};
+		rep.hdr = mp_hdr();
+		rep.seq = r.seq;
+		rep.status = -EINVAL;
+		reply_to(c->pid, rep);
+		return;
+	}
+	PeerRequests::get().create(c->pid, r, std::move(cmd));
+}
+
 bool Peers::holds(uint64_t token, pid_t pid, uid_t *uid)
 {
 	std::lock_guard<std::mutex> lock(mu_);
@@ -357,6 +429,34 @@ void Peers::detached(pid_t pid, const std::string &dev)
 	Library &lib = Library::get();
 	lib.peer_gone(dev.c_str(), pid); /* a destroy need not wait for it */
 	lib.emit(dev.c_str(), DVSHARE_EVENT_PEER_DETACHED, nullptr, pid, true);
+	PeerRequests::get().reclaim(pid, dev); /* what it owns there goes too */
+}
+
+bool Peers::is_attached(pid_t pid, const std::string &dev)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	return it != peers_.end() && !it->second->gone && it->second->devices.count(dev) != 0;
+}
+
+int Peers::send_to(pid_t pid, const struct rte_mp_msg &m)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	if (it == peers_.end() || it->second->closed)
+		return -ESRCH;
+	send_locked(it->second, m);
+	return 0;
+}
+
+size_t Peers::backlog(pid_t pid)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	return it == peers_.end() || it->second->closed ? SIZE_MAX : it->second->outq.size();
 }
 
 std::set<pid_t> Peers::attached_to(const std::string &dev)
@@ -474,8 +574,11 @@ void Peers::send_locked(Conn *c, const struct rte_mp_msg &m)
 			return; /* sent, or it is gone: its pidfd will say */
 	}
 	/* A revoke is kept whatever the queue holds: a destroy waits for its
-	 * answer, and there are no more of them than destroys under way. */
-	if (c->outq.size() < kQueueMax || strcmp(m.name, kActRevoke) == 0)
+	 * answer, and there are no more of them than destroys under way. So
+	 * is a reply: its request waits for it, and a peer has at most
+	 * PeerRequests::kPerPeer under way. */
+	if (c->outq.size() < kQueueMax || strcmp(m.name, kActRevoke) == 0 ||
+	    strcmp(m.name, kActReply) == 0)
 		c->outq.push_back(m);
 	else
 		c->resync_owed = true;
@@ -563,6 +666,8 @@ void Peers::gone(Conn *c)
 		lib.emit(d.c_str(), clean ? DVSHARE_EVENT_PEER_DETACHED : DVSHARE_EVENT_PEER_DIED,
 			 nullptr, pid, true);
 	}
+	/* After its last requests (read above): they run first. */
+	PeerRequests::get().reclaim(pid, "");
 }
 
 } // namespace dvs

@@ -69,6 +69,13 @@ public:
 	void attached(pid_t pid, const std::vector<std::string> &devs);
 	/* Secondaries attached to @dev now. */
 	std::set<pid_t> attached_to(const std::string &dev);
+	/* Is @pid a live peer attached to @dev? */
+	bool is_attached(pid_t pid, const std::string &dev);
+	/* Send @m (no fds) to peer @pid, never waiting (queued while its
+	 * channel is full, never dropped for room): 0 or -ESRCH. */
+	int send_to(pid_t pid, const struct rte_mp_msg &m);
+	/* Messages waiting for @pid to read (SIZE_MAX: not a peer). */
+	size_t backlog(pid_t pid);
 	std::vector<PeerInfo> list();
 	/* Tell every peer @m (no fds), never waiting. Events past a full
 	 * queue are dropped (the peer resyncs); revokes never are, but one
@@ -107,6 +114,7 @@ private:
 	bool read_channel(Conn *c, int batch = 64);
 	bool handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	bool hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
+	void request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	void detached(pid_t pid, const std::string &dev);
 	void gone(Conn *c);
 	void close_locked(Conn *c);

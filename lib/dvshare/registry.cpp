@@ -131,7 +131,8 @@ bool validate_entry(const RegEntry &e)
 	}
 	if (e.type < DVSHARE_TYPE_VAR || e.type > DVSHARE_TYPE_UMEM)
 		return false;
-	if (e.blob_len == 0 || e.blob_len > kBlobMax || e.meta_len > DVSHARE_META_MAX)
+	if (e.blob_len == 0 || e.blob_len > kBlobMax || e.meta_len > DVSHARE_META_MAX ||
+	    e.owner < 0)
 		return false;
 	return terminated(e.name, sizeof(e.name)) && check_name(e.name) == 0;
 }
@@ -445,6 +446,15 @@ void Registry::set_revoking(uint32_t slot, uint32_t revoke_id)
 
 	e.state = static_cast<uint32_t>(EntryState::Revoking);
 	e.revoke_id = revoke_id;
+	write_entry(dst, e);
+}
+
+void Registry::set_owner(uint32_t slot, pid_t owner)
+{
+	RegEntry &dst = wentries()[slot];
+	RegEntry e = dst;
+
+	e.owner = owner;
 	write_entry(dst, e);
 }
 

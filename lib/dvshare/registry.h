@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 
+#include <sys/types.h>
+
 #include "dvs_fd.h"
 #include "dvs_glue.h"
 #include "registry_layout.h"
@@ -82,6 +84,8 @@ public:
 	/* Live <-> Revoking (same generation). */
 	void set_revoking(uint32_t slot, uint32_t revoke_id);
 	void set_live(uint32_t slot);
+	/* The owner of a live entry: a secondary's pid, or 0 (the primary). */
+	void set_owner(uint32_t slot, pid_t owner);
 	void remove(uint32_t slot);
 	void mark_closed();
 

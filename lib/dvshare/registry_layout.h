@@ -27,7 +27,7 @@
 namespace dvs {
 
 constexpr char kRegMagic[8] = { 'D', 'V', 'S', 'H', 'R', 'E', 'G', '\0' };
-constexpr uint32_t kRegLayoutVersion = 2;
+constexpr uint32_t kRegLayoutVersion = 3;
 constexpr uint32_t kRegHeaderSize = 4096;
 constexpr uint32_t kBlobMax = 64;  /* largest export blob a slot holds */
 #ifdef DVS_TEST_LIB_VERSION
@@ -85,7 +85,7 @@ struct RegEntry {
 	uint8_t blob[kBlobMax];
 	uint8_t meta[DVSHARE_META_MAX];
 	uint32_t revoke_id; /* which destroy attempt marked it Revoking */
-	uint32_t reserved1;
+	int32_t owner;      /* pid of the secondary that owns it; 0: the primary */
 	uint64_t pub_seq;   /* publish order: close destroys newest first */
 };
 static_assert(sizeof(RegEntry) == 320);

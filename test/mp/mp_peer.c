@@ -21,6 +21,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
 #include "app_bulk.h"
 #include "app_objects.h"
@@ -97,6 +98,42 @@ static struct dvs_sim_engine **engine_of(const char *dev)
 		if (engines[i] != NULL && strcmp(engine_dev[i], dev) == 0)
 			return &engines[i];
 	return NULL;
+}
+
+struct owner_arg {
+	const char *name;
+	pid_t owner;
+	unsigned int owned; /* objects @owner owns, when @name is NULL */
+};
+
+static int owner_cb(struct dvshare_dev *d, const struct dvshare_info *info, void *arg)
+{
+	struct owner_arg *o = arg;
+
+	(void)d;
+	if (o->name == NULL) {
+		o->owned += info->owner == o->owner;
+		return 0;
+	}
+	if (strcmp(info->name, o->name) != 0)
+		return 0;
+	o->owner = info->owner;
+	return 1;
+}
+
+/* "owner <dev> <name>": its owner's pid (0: the primary); "owned <dev>
+ * <pid>": how many objects pid owns. */
+static void cmd_owner(struct dvshare_dev *d, const char *name, long pid)
+{
+	struct owner_arg o = { name, (pid_t)pid, 0 };
+	int rc = dvshare_foreach(d, owner_cb, &o);
+
+	if (name == NULL)
+		reply("ok %u", o.owned);
+	else if (rc == 1)
+		reply("ok %d", (int)o.owner);
+	else
+		reply("err %d no such object", ENOENT);
 }
 
 static int count_cb(struct dvshare_dev *d, const struct dvshare_info *info, void *arg)
@@ -343,12 +380,38 @@ static void cmd_create(struct dvshare_dev *d, const char *what, const char *name
 	uint32_t id = 0;
 	int rc;
 
+	/* A leading 'p': DVSHARE_CREATE_PERSIST (a secondary hands it to the
+	 * primary). */
+	const uint32_t persist = what[0] == 'p' ? DVSHARE_CREATE_PERSIST : 0;
+	if (persist)
+		what++;
 	if (strcmp(what, "var") == 0) {
-		struct dvshare_var *v = dvshare_var_alloc(d, name, 0);
+		struct dvshare_var *v = dvshare_var_alloc(d, name, persist);
 		if (v == NULL)
 			return reply_err("var alloc");
 		reply("ok %u", dvshare_var_dv(v)->page_id);
 		dvshare_var_release(v);
+	} else if (strcmp(what, "flowcounter") == 0) {
+		/* One ALLOC_FLOW_COUNTER through dvshare_obj_create_flags(). */
+		uint8_t in[DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+		size_t len = dvshare_prm_alloc_flow_counter(in, 0);
+		struct dvshare_obj *o = dvshare_obj_create_flags(d, name, in, len, out, sizeof(out),
+								 persist);
+		if (o == NULL)
+			return reply_err("obj create");
+		reply("ok %u", dvshare_obj_id(o));
+		dvshare_obj_release(o);
+	} else if (strcmp(what, "dumem") == 0) {
+		/* DPDK memory, which a secondary's UMEM must be (@a bytes). */
+		size_t len = a ? a : 8192;
+		void *m = rte_zmalloc("mp-umem", len, 4096);
+		struct dvshare_umem *u = m != NULL ? dvshare_umem_reg(d, name, m, len, persist) : NULL;
+		if (u == NULL) {
+			rte_free(m);
+			return reply_err("umem reg");
+		}
+		reply("ok %u", dvshare_umem_id(u));
+		dvshare_umem_release(u);
 	} else if (strcmp(what, "obj") == 0) {
 		/* A VIRTIO_NET_Q, with the device's PD and three UMEMs. */
 		rc = app_virtq_create(d, name, (uint16_t)a, (uint16_t)b, &id, NULL, NULL);
@@ -361,7 +424,7 @@ static void cmd_create(struct dvshare_dev *d, const char *what, const char *name
 			return reply("err %d counter create: %s", -rc, strerror(-rc));
 		reply("ok %u", id);
 	} else if (strcmp(what, "umem") == 0) {
-		struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, a ? a : sizeof(mem), 0);
+		struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, a ? a : sizeof(mem), persist);
 		if (u == NULL)
 			return reply_err("umem reg");
 		reply("ok %u", dvshare_umem_id(u));
@@ -697,6 +760,21 @@ static int run(char *line)
 			reply_err("open");
 		else
 			reply("ok");
+	} else if (sscanf(line, "openq %255s %u", a, &x) == 2) {
+		/* Open with a per-secondary object limit. */
+		struct dvshare_dev_conf conf;
+		memset(&conf, 0, sizeof(conf));
+		conf.max_objects_per_secondary = x;
+		if (dvshare_dev_open(a, &conf) == NULL)
+			reply_err("open");
+		else
+			reply("ok");
+	} else if (sscanf(line, "owner %255s %255s", a, b) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_owner(d, b, 0);
+	} else if (sscanf(line, "owned %255s %u", a, &x) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_owner(d, NULL, (long)x);
 	} else if (sscanf(line, "adopt %255s", a) == 1) {
 		cmd_adopt(a);
 	} else if (sscanf(line, "publish %255s %255s %255s", a, b, c) == 3) {

@@ -97,7 +97,7 @@ static void test_cmdfile_primary_and_secondary(void)
 	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "ready secondary", buf, sizeof(buf)));
 	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 secondary sim 10 1 6 3 unknown", buf,
 					sizeof(buf)));
-	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 db0 var 0 4096 -", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 db0 var 0 4096 primary -", buf, sizeof(buf)));
 	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 q0 virtq", buf, sizeof(buf)));
 	CU_ASSERT(strstr(buf, " queue=3") != NULL);
 	CU_ASSERT_PTR_NOT_NULL(find_row(o.out, "sim0 c0 counter", buf, sizeof(buf)));
@@ -145,13 +145,13 @@ static void test_errors_are_one_line(void)
 	CU_ASSERT_EQUAL_FATAL(start_primary(&prim, prefix, 0), 0);
 	{
 		const char *const opts[] = { "--cmd", "frobnicate", "--cmd", "ring nosuch 1",
-					     "--cmd", "var alloc sim0 x", "--cmd", "query q0", NULL };
+					     "--cmd", "meta set sim0 q0 x", "--cmd", "query q0", NULL };
 		CU_ASSERT_EQUAL_FATAL(pmd_start(&sec, prefix, 0, 0, opts), 0);
 	}
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "error: frobnicate: unknown command"));
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "error: ring nosuch: no such object"));
 	CU_ASSERT_PTR_NOT_NULL(
-		expect_line(&sec, "error: var alloc x: for the primary (this is a secondary)"));
+		expect_line(&sec, "error: meta set q0: for the primary (this is a secondary)"));
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "query q0:")); /* still going */
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "bye: 3 failed"));
 	CU_ASSERT_EQUAL(peer_wait(&sec, MP_TIMEOUT_MS), 1);
@@ -609,7 +609,7 @@ static void test_show_tables(void)
 	expect_table(&prim, "DEVICE ROLE PROVIDER OBJECTS VARS DEVX UMEMS ENGINE", 1);
 	CU_ASSERT(fields_match(prim.last, "sim0 primary sim 10 1 6 3 on"));
 	send_line(&prim, "show objects sim0");
-	expect_table(&prim, "DEVICE NAME TYPE ID SIZE META", 7);
+	expect_table(&prim, "DEVICE NAME TYPE ID SIZE OWNER META", 7);
 	send_line(&prim, "show engine");
 	expect_table(&prim, "DEVICE ENGINE LCORE VAR PAGE KICKS LAST", 1);
 	CU_ASSERT(fields_match(prim.last, "sim0 on 1 db0 0"));
@@ -637,7 +637,24 @@ static void test_show_tables(void)
 	send_line(&sec, "show device info");
 	expect_table(&sec, "DEVICE ROLE PROVIDER OBJECTS VARS DEVX UMEMS ENGINE", 1);
 	CU_ASSERT(fields_match(sec.last, "sim0 secondary sim 10 1 6 3 unknown"));
-	stop(&sec);
+	/* A secondary creates (its UMEM in DPDK memory), owns what it made,
+	 * and may destroy only that. */
+	send_line(&sec, "counter create sim0 sc0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "counter sc0 on sim0: flow_counter_id="));
+	send_line(&sec, "umem reg sim0 su0 8192");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "umem su0 on sim0: umem_id="));
+	send_line(&prim, "show objects sim0");
+	snprintf(row, sizeof(row), "sim0 sc0 counter");
+	CU_ASSERT_PTR_NOT_NULL(expect_row(&prim, row));
+	snprintf(row, sizeof(row), "%d", sec_pid);
+	CU_ASSERT(strstr(prim.last, row) != NULL);
+	send_line(&sec, "destroy sim0 db0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "error: destroy db0: not this secondary's"));
+	send_line(&sec, "destroy sim0 sc0");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "destroy sc0: done"));
+	send_line(&sec, "quit");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "bye: 1 failed")); /* the refused destroy */
+	CU_ASSERT_EQUAL(peer_wait(&sec, MP_TIMEOUT_MS), 1);
 	stop(&prim);
 	mp_cleanup(prefix);
 }
