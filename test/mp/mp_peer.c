@@ -747,7 +747,17 @@ static int run(char *line)
 	/* Longer command names first: sscanf("ring %s") also matches "ringheld". */
 	if (run_held(line))
 		return 0;
-	if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
+	if (sscanf(line, "openq %255s %u", a, &x) == 2) {
+		/* Open with a per-secondary object limit (before "open", which
+		 * scanf would match: its blank matches no blank). */
+		struct dvshare_dev_conf conf;
+		memset(&conf, 0, sizeof(conf));
+		conf.max_objects_per_secondary = x;
+		if (dvshare_dev_open(a, &conf) == NULL)
+			reply_err("open");
+		else
+			reply("ok");
+	} else if (sscanf(line, "open %255s %u %255s", a, &x, c) >= 1) {
 		uid_t uids[8];
 		struct dvshare_dev_conf conf;
 		memset(&conf, 0, sizeof(conf));
@@ -756,15 +766,6 @@ static int run(char *line)
 		for (char *t = strtok(c, ","); t != NULL && conf.n_allowed_uids < 8; t = strtok(NULL, ","))
 			uids[conf.n_allowed_uids++] = (uid_t)strtoul(t, NULL, 10);
 		conf.allowed_uids = conf.n_allowed_uids ? uids : NULL;
-		if (dvshare_dev_open(a, &conf) == NULL)
-			reply_err("open");
-		else
-			reply("ok");
-	} else if (sscanf(line, "openq %255s %u", a, &x) == 2) {
-		/* Open with a per-secondary object limit. */
-		struct dvshare_dev_conf conf;
-		memset(&conf, 0, sizeof(conf));
-		conf.max_objects_per_secondary = x;
 		if (dvshare_dev_open(a, &conf) == NULL)
 			reply_err("open");
 		else
