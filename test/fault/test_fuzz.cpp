@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dvs_cunit.h"
+#include "dvshare_prm.h"
 #include "ipc_proto.h"
 #include "registry.h"
 
@@ -132,6 +133,54 @@ void test_fuzz_messages()
 	fuzz_msg(kActEvent, ev, 0, decode_event, n);
 	fuzz_msg(kActRevoke, rv, 0, decode_revoke, n);
 	fuzz_msg(kActRevokeAck, ack, 0, decode_revoke_ack, n);
+	/* A secondary's requests and the primary's answer (protocol 5). */
+	CreateReq cr{};
+	cr.hdr = h;
+	cr.seq = 1;
+	cr.kind = DVSHARE_TYPE_OBJ;
+	strcpy(cr.ibdev, "sim0");
+	strcpy(cr.name, "c0");
+	cr.inlen = 64;
+	cr.outlen = 16;
+	DestroyReq dr{};
+	dr.hdr = h;
+	strcpy(dr.ibdev, "sim0");
+	strcpy(dr.name, "c0");
+	ReplyMsg rp{};
+	rp.hdr = h;
+	rp.status = -EPERM;
+	fuzz_msg(kActCreate, cr, 1, decode_create, n);
+	fuzz_msg(kActDestroy, dr, 0, decode_destroy, n);
+	fuzz_msg(kActReply, rp, 0, decode_reply, n);
+	/* An accepted create is one the primary can act on as it stands: a
+	 * known kind, terminated names, a command within bounds in exactly
+	 * one fd, a UMEM range that does not wrap. */
+	for (int i = 0; i < n; i++, inputs++) {
+		struct rte_mp_msg m;
+		CreateReq out;
+		std::string why;
+
+		cr.kind = static_cast<uint32_t>(rnd(3)) + 1;
+		cr.addr = 0x200000000000;
+		cr.size = 4096;
+		mp_pack(&m, kActCreate, cr);
+		m.num_fds = cr.kind == DVSHARE_TYPE_OBJ ? 1 : 0;
+		mutate(m.param, sizeof(cr));
+		if (rnd(8) == 0)
+			m.num_fds = static_cast<int>(rnd(3));
+		if (decode_create(m, &out, &why) != 0)
+			continue;
+		CU_ASSERT_FATAL(out.kind >= DVSHARE_TYPE_VAR && out.kind <= DVSHARE_TYPE_UMEM);
+		CU_ASSERT_FATAL(memchr(out.name, 0, sizeof(out.name)) != nullptr && out.name[0] != 0);
+		CU_ASSERT_FATAL(memchr(out.ibdev, 0, sizeof(out.ibdev)) != nullptr);
+		CU_ASSERT_FATAL(m.num_fds == (out.kind == DVSHARE_TYPE_OBJ ? 1 : 0));
+		if (out.kind == DVSHARE_TYPE_OBJ)
+			CU_ASSERT_FATAL(out.inlen >= DVSHARE_PRM_HDR_SIZE && out.inlen <= kCreateInMax &&
+					out.outlen <= kCreateInMax);
+		if (out.kind == DVSHARE_TYPE_UMEM)
+			CU_ASSERT_FATAL(out.size != 0 && out.addr + out.size > out.addr);
+		CU_ASSERT_FATAL((out.flags & ~kCreatePersist) == 0);
+	}
 	/* The reply: accepted ones must describe a consistent page. */
 	for (int i = 0; i < n; i++, inputs++) {
 		struct rte_mp_msg m;

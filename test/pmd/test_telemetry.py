@@ -133,7 +133,8 @@ def test_objects_in_pages(ctx):
     objs = dict(first["objects"], **second["objects"])
     check(len(objs) == total, "%d distinct keys over both pages" % len(objs))
     db0 = objs["db0"]
-    check(db0 == {"name": "db0", "type": "var", "id": 0, "size": 4096, "meta_len": 0},
+    check(db0 == {"name": "db0", "type": "var", "id": 0, "size": 4096, "meta_len": 0,
+                  "owner": 0},
           "db0: %r" % db0)
     # A name a telemetry key cannot hold ('.') keeps its real name inside.
     u1 = objs["q0_umem1"]

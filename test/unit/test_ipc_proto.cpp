@@ -2,6 +2,7 @@
 /* Suite unit: decoding of dvshare's messages (rte_mp and channel), and the
  * channel's framing: exact fd counts, malformed frames, a full queue. */
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -335,6 +336,78 @@ void test_event_and_detach_strings()
 	CU_ASSERT_EQUAL(decode_detach(m, &dout, &why), 0);
 }
 
+/* A secondary's create: each field the primary acts on is checked. */
+void test_create_request()
+{
+	struct rte_mp_msg m;
+	CreateReq c{}, out;
+	std::string why;
+
+	c.hdr = mp_hdr();
+	c.kind = DVSHARE_TYPE_OBJ;
+	strcpy(c.ibdev, "sim0");
+	strcpy(c.name, "c0");
+	c.inlen = 64;
+	c.outlen = 16;
+	auto decode = [&](int fds) {
+		mp_pack(&m, kActCreate, c);
+		m.num_fds = fds;
+		return decode_create(m, &out, &why);
+	};
+	CU_ASSERT_EQUAL(decode(1), 0);
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG); /* an OBJ's command comes in an fd */
+	c.inlen = kCreateInMax + 1;
+	CU_ASSERT_EQUAL(decode(1), -EBADMSG);
+	c.inlen = 8; /* shorter than a command header */
+	CU_ASSERT_EQUAL(decode(1), -EBADMSG);
+	c.inlen = 64;
+	c.flags = 2;
+	CU_ASSERT_EQUAL(decode(1), -EBADMSG);
+	c.flags = kCreatePersist;
+	CU_ASSERT_EQUAL(decode(1), 0);
+	c.kind = 7;
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.kind = DVSHARE_TYPE_VAR;
+	CU_ASSERT_EQUAL(decode(0), 0);
+	CU_ASSERT_EQUAL(decode(1), -EBADMSG); /* no fd with a VAR */
+	c.kind = DVSHARE_TYPE_UMEM;
+	c.addr = UINT64_MAX - 10;
+	c.size = 4096; /* wraps */
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.addr = 0x200000000000;
+	CU_ASSERT_EQUAL(decode(0), 0);
+	c.size = 0;
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.size = 4096;
+	memset(c.name, 'n', sizeof(c.name)); /* unterminated */
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.name[0] = '\0'; /* empty */
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+
+	DestroyReq d{}, dout;
+	d.hdr = mp_hdr();
+	strcpy(d.ibdev, "sim0");
+	mp_pack(&m, kActDestroy, d);
+	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), -EBADMSG); /* no name */
+	strcpy(d.name, "c0");
+	mp_pack(&m, kActDestroy, d);
+	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), 0);
+
+	ReplyMsg r{}, rout;
+	r.hdr = mp_hdr();
+	r.status = 5; /* a status is 0 or a negative errno */
+	mp_pack(&m, kActReply, r);
+	CU_ASSERT_EQUAL(decode_reply(m, &rout, &why), -EBADMSG);
+	r.status = -EDQUOT;
+	r.outlen = kCreateOutMax + 1;
+	mp_pack(&m, kActReply, r);
+	CU_ASSERT_EQUAL(decode_reply(m, &rout, &why), -EBADMSG);
+	r.outlen = 16;
+	mp_pack(&m, kActReply, r);
+	CU_ASSERT_EQUAL(decode_reply(m, &rout, &why), 0);
+	CU_ASSERT_EQUAL(rout.status, -EDQUOT);
+}
+
 void test_revoke_messages()
 {
 	struct rte_mp_msg m;
@@ -379,6 +452,7 @@ const dvs_test_case cases[] = {
 	DVS_TEST(test_attach_rep_counts),
 	DVS_TEST(test_event_and_detach_strings),
 	DVS_TEST(test_revoke_messages),
+	DVS_TEST(test_create_request),
 	DVS_TEST(test_channel_messages),
 	DVS_TEST(test_channel_framing),
 	DVS_TEST(test_channel_full),

@@ -421,6 +421,11 @@ void test_validate_entry()
 	memset(bad.name, 'n', sizeof(bad.name));
 	CU_ASSERT_FALSE(validate_entry(bad));
 	bad = e;
+	bad.owner = -1; /* an owner is a pid, or 0 for the primary */
+	CU_ASSERT_FALSE(validate_entry(bad));
+	bad.owner = 4242;
+	CU_ASSERT_TRUE(validate_entry(bad));
+	bad = e;
 	bad.state = static_cast<uint32_t>(EntryState::Tombstone);
 	bad.type = 0;
 	CU_ASSERT_TRUE(validate_entry(bad));
