@@ -18,7 +18,7 @@
  * o0, o100, o200, ...: 1% of them, all VARs (i % 4 == 0). */
 #define BENCH_BULK "o"
 #define BENCH_SELECTIVE "selective:o0,o*00"
-#define BENCH_SECTIONS 8
+#define BENCH_SECTIONS 9
 #define BENCH_TIMEOUT_MS 5000u
 
 struct bench_opts {
@@ -61,10 +61,13 @@ int bench_s4_attach(struct bench_ctx *x);
 int bench_s5_revoke(struct bench_ctx *x);
 int bench_s6_batch(struct bench_ctx *x);
 int bench_s7_scale(struct bench_ctx *x);
-int bench_s8_summary(struct bench_ctx *x);
+int bench_s8_create(struct bench_ctx *x);
+int bench_s9_summary(struct bench_ctx *x);
 
 /* Secondary roles (bench_child.c): the process's exit code. */
 int bench_secondary(const struct bench_opts *o, double eal_seconds);
+/* Role "create" (bench_create.c): creates and round trips, timed. */
+int bench_create_role(const struct bench_opts *o, struct dvshare_dev *dev);
 /* dvshare_attach_mode_set() from "eager", "lazy" or "selective:<glob>,...". */
 int bench_attach_mode(const char *mode);
 
@@ -127,7 +130,7 @@ void bj_bool(const char *key, int v);
 /* Close every open level, then write the document to @path. 0 or -1. */
 int bj_write(const char *path);
 /* Print "goal <= LIMIT UNIT: met" or "missed by Fx" under a section and
- * remember it for section 8 and the JSON. */
+ * remember it for section 9 and the JSON. */
 void bench_goal(int section, const char *what, double value, double limit, const char *unit);
 
 /* Secondaries: this program again (bench_spawn.c). */

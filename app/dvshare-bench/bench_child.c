@@ -190,6 +190,10 @@ int bench_secondary(const struct bench_opts *o, double eal_seconds)
 	}
 	if (strcmp(o->role, "lookup") == 0)
 		return role_lookup(o, &st);
+	if (strcmp(o->role, "create") == 0) {
+		struct dvshare_dev *dev = dev_of(o);
+		return dev != NULL ? bench_create_role(o, dev) : 1;
+	}
 	if (strcmp(o->role, "scale") == 0)
 		return role_scale(o, &st);
 	if (strcmp(o->role, "idle") == 0) {

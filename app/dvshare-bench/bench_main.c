@@ -12,7 +12,8 @@
  *      secondaries; one-by-one destroy vs dvshare_destroy_many()
  *   7. 64 secondaries x 10,000 objects per attach mode, then a close:
  *      attach, RSS, mappings, nothing leaked
- *   8. summary of the goals
+ *   8. a create from a secondary against the same create in the primary
+ *   9. summary of the goals
  *
  * Usage: dvshare-bench [EAL options] -- [--dev sim0] [--seconds 0.5]
  *          [--runs 5] [--sections 1,3,5] [--quick] [--json FILE]
@@ -44,7 +45,8 @@ static const struct {
 	[5] = { bench_s5_revoke, "revoke latency" },
 	[6] = { bench_s6_batch, "batched destroy" },
 	[7] = { bench_s7_scale, "64 secondaries" },
-	[8] = { bench_s8_summary, "summary" },
+	[8] = { bench_s8_create, "create from a secondary" },
+	[9] = { bench_s9_summary, "summary" },
 };
 
 static int parse_sections(struct bench_opts *o, char *list)

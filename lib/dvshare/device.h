@@ -193,6 +193,9 @@ private:
 	unsigned int close_timeout_ms_ = 2000;
 	uint32_t max_per_secondary_ = 1;
 	bool closing_ = false; /* under ctl_: a close is under way, no publish */
+	/* Under ctl_: objects held here per secondary they were created for
+	 * (Handle::creator), for its limit without walking the store. */
+	std::map<pid_t, uint32_t> created_;
 	uint32_t imported_ = 0;
 };
 

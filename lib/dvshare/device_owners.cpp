@@ -16,10 +16,9 @@ using dvs::RegEntry;
 uint32_t dvshare_dev::created_by(pid_t pid)
 {
 	std::lock_guard<std::mutex> lock(ctl_);
-	uint32_t n = 0;
+	auto it = created_.find(pid);
 
-	store_.for_each([&](dvs::Handle &h) { n += h.creator == pid; });
-	return n;
+	return it != created_.end() ? it->second : 0;
 }
 
 std::vector<std::string> dvshare_dev::owned_by(pid_t pid) const
@@ -62,5 +61,6 @@ uint32_t dvshare_dev::adopt(pid_t pid)
 		if (h.creator == pid)
 			h.creator = 0;
 	});
+	created_.erase(pid);
 	return n;
 }

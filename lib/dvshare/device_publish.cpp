@@ -75,6 +75,8 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 		raw->slot = slot;
 		raw->gen = snap.gen;
 		raw->creator = o.creator;
+		if (o.creator != 0)
+			created_[o.creator]++;
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
 		raw->get();
 		if (store_.get(slot) != nullptr)
@@ -82,7 +84,10 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 		store_.put(slot, std::move(h));
 	}
 	dvs::Library::get().stats.published++;
-	dvs::ipc_announce(this, DVSHARE_EVENT_PUBLISHED, raw->name);
+	/* A secondary's create is announced by the worker once its creator
+	 * has its answer (peer_requests.cpp): the answer goes first. */
+	if (o.creator == 0)
+		dvs::ipc_announce(this, DVSHARE_EVENT_PUBLISHED, raw->name);
 	return raw;
 }
 

@@ -61,6 +61,8 @@ void dvshare_dev::let_go_locked(uint32_t slot)
 
 	if (h == nullptr)
 		return;
+	if (h->creator != 0 && --created_[h->creator] == 0)
+		created_.erase(h->creator);
 	h->revoke_and_drain();
 	dvs::Library::get().stats.revoked++;
 	/* A VAR is fenced now; objects and UMEMs are refused from now on

@@ -261,6 +261,12 @@ namespace dvs {
 namespace {
 
 /* A device and an object name: both terminated, neither empty. */
+/* The fds a create of this shape carries. */
+int create_fds(const CreateReq &c)
+{
+	return c.kind == DVSHARE_TYPE_OBJ && c.inlen > kCreateInline ? 1 : 0;
+}
+
 bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
 {
 	return terminated(ibdev, ni) && ibdev[0] != '\0' && terminated(name, nn) &&
@@ -271,13 +277,14 @@ bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
 
 int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
 {
-	/* Only a DEVX object's command comes in an fd. */
+	/* Only a DEVX object's command longer than kCreateInline comes in
+	 * an fd. */
 	CreateReq peek;
 	if (m.len_param == static_cast<int>(sizeof(peek)))
 		memcpy(&peek, m.param, sizeof(peek));
 	else
 		peek.kind = 0;
-	int rc = decode_body(m, out, peek.kind == DVSHARE_TYPE_OBJ ? 1 : 0, why);
+	int rc = decode_body(m, out, create_fds(peek), why);
 
 	if (rc != 0)
 		return rc;

@@ -154,14 +154,19 @@ struct RevokeAck {
  * 16-byte header and id). */
 constexpr uint32_t kCreateInMax = 16384;
 constexpr uint32_t kCreateOutMax = 128;
+/* A command this short (ALLOC_PD, ALLOC_FLOW_COUNTER, ALLOC_TRANSPORT_
+ * DOMAIN: 16 bytes) travels in the request itself: no memfd to make, pass
+ * and read on the way of the commonest creates. */
+constexpr uint32_t kCreateInline = 48;
 /* CreateReq.flags: the object goes to the primary, outliving its creator. */
 constexpr uint32_t kCreatePersist = 1u << 0;
 
 /* Secondary -> primary: create @name on @ibdev for me. @kind is a
  * dvshare_type. VAR: @arg is mlx5dv_alloc_var()'s flags. OBJ: the command
- * is the @inlen bytes of the one fd (a memfd sealed against writes and
- * resizes), @outlen the caller's output buffer. UMEM: [@addr, @addr +
- * @size) in DPDK's shared memory, @arg the access flags. */
+ * is its first @inlen bytes: in @cmd up to kCreateInline, else in the one
+ * fd (a memfd, sealed against writes and resizes by the sender, of
+ * exactly @inlen bytes); @outlen is the caller's output buffer. UMEM:
+ * [@addr, @addr + @size) in DPDK's shared memory, @arg the access flags. */
 struct CreateReq {
 	MpHdr hdr;
 	uint32_t seq;   /* echoed in the reply */
@@ -174,6 +179,7 @@ struct CreateReq {
 	uint64_t size;
 	uint32_t inlen;
 	uint32_t outlen;
+	uint8_t cmd[kCreateInline];
 };
 
 /* Secondary -> primary: destroy @name, which I own (coordinated, waiting

@@ -118,6 +118,22 @@ int ask(const struct rte_mp_msg &m, uint32_t seq, int wait_ms, ReplyMsg *rep,
 	return 0;
 }
 
+/* A command too long for the request travels in a memfd, sealed so that
+ * the primary reads what was written. */
+int command_memfd(const void *in, size_t len, Fd *out)
+{
+	Fd fd(memfd_create("dvshare-cmd", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+
+	if (!fd.valid())
+		return -errno;
+	if (pwrite(fd.get(), in, len, 0) != static_cast<ssize_t>(len))
+		return -EIO;
+	if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+		return -errno;
+	*out = std::move(fd);
+	return 0;
+}
+
 uint32_t next_seq()
 {
 	std::lock_guard<std::mutex> lock(requests().mu);
@@ -191,16 +207,12 @@ int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen)
 		}
 		q.inlen = static_cast<uint32_t>(c.inlen);
 		q.outlen = static_cast<uint32_t>(c.outlen);
-		/* The command travels in a sealed memfd: no message holds it. */
-		cmd = Fd(memfd_create("dvshare-cmd", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-		if (!cmd.valid() ||
-		    pwrite(cmd.get(), c.in, c.inlen, 0) != static_cast<ssize_t>(c.inlen) ||
-		    fcntl(cmd.get(), F_ADD_SEALS,
-			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-			int err = errno;
+		if (c.inlen <= kCreateInline) {
+			memcpy(q.cmd, c.in, c.inlen);
+		} else if (int rc = command_memfd(c.in, c.inlen, &cmd); rc != 0) {
 			DVS_LOG(ERR, "%s: create of %s: cannot pass the command: %s", c.ibdev, c.name,
-				strerror(err));
-			return -err;
+				strerror(-rc));
+			return rc;
 		}
 	}
 	mp_pack(&m, kActCreate, q);

@@ -14,6 +14,7 @@
 #include "dpdk_memory.h"
 #include "dvs_log.h"
 #include "fault.h"
+#include "ipc.h"
 #include "library.h"
 #include "peers.h"
 
@@ -155,8 +156,13 @@ void PeerRequests::run_create(const Job &j)
 	rep.seq = j.create.seq;
 	rep.status = do_create(j, &rep);
 	reply_to(j.pid, rep);
-	if (rep.status == 0)
-		fault_point("primary-created");
+	if (rep.status != 0)
+		return;
+	fault_point("primary-created");
+	/* The others hear of it after its creator has its answer. */
+	std::shared_ptr<dvshare_dev> d = Library::get().hold(j.create.ibdev);
+	if (d != nullptr)
+		ipc_announce(d.get(), DVSHARE_EVENT_PUBLISHED, j.create.name);
 }
 
 int PeerRequests::do_create(const Job &j, ReplyMsg *rep)

@@ -366,7 +366,10 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		lib.refused("create request", from + " naming pid " + std::to_string(r.hdr.pid));
 		return;
 	}
-	if (r.kind == DVSHARE_TYPE_OBJ && read_command((*fds)[0].get(), r.inlen, &cmd, &why) != 0) {
+	if (r.kind == DVSHARE_TYPE_OBJ && r.inlen <= kCreateInline)
+		cmd.assign(r.cmd, r.cmd + r.inlen);
+	else if (r.kind == DVSHARE_TYPE_OBJ &&
+		 read_command((*fds)[0].get(), r.inlen, &cmd, &why) != 0) {
 		/* Answered: the request itself was well formed. */
 		lib.refused("create request", why + ", " + from);
 		ReplyMsg rep{};

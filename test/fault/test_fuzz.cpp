@@ -173,7 +173,8 @@ void test_fuzz_messages()
 		CU_ASSERT_FATAL(out.kind >= DVSHARE_TYPE_VAR && out.kind <= DVSHARE_TYPE_UMEM);
 		CU_ASSERT_FATAL(memchr(out.name, 0, sizeof(out.name)) != nullptr && out.name[0] != 0);
 		CU_ASSERT_FATAL(memchr(out.ibdev, 0, sizeof(out.ibdev)) != nullptr);
-		CU_ASSERT_FATAL(m.num_fds == (out.kind == DVSHARE_TYPE_OBJ ? 1 : 0));
+		CU_ASSERT_FATAL(m.num_fds ==
+				(out.kind == DVSHARE_TYPE_OBJ && out.inlen > kCreateInline ? 1 : 0));
 		if (out.kind == DVSHARE_TYPE_OBJ)
 			CU_ASSERT_FATAL(out.inlen >= DVSHARE_PRM_HDR_SIZE && out.inlen <= kCreateInMax &&
 					out.outlen <= kCreateInMax);

@@ -355,7 +355,11 @@ void test_create_request()
 		return decode_create(m, &out, &why);
 	};
 	CU_ASSERT_EQUAL(decode(1), 0);
-	CU_ASSERT_EQUAL(decode(0), -EBADMSG); /* an OBJ's command comes in an fd */
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG); /* a long command comes in an fd */
+	c.inlen = kCreateInline; /* a short one in the request */
+	CU_ASSERT_EQUAL(decode(0), 0);
+	CU_ASSERT_EQUAL(decode(1), -EBADMSG);
+	c.inlen = 64;
 	c.inlen = kCreateInMax + 1;
 	CU_ASSERT_EQUAL(decode(1), -EBADMSG);
 	c.inlen = 8; /* shorter than a command header */
