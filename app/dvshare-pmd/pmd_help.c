@@ -55,14 +55,18 @@ static const struct cmd_doc {
 	{ "stats", "this process's dvshare counters", S_SHOW },
 	{ "caps <dev>", "the device's capabilities (QUERY_HCA_CAP through this process's "
 	  "context): object types, doorbell offset, queue and UMEM parameters", S_SHOW },
-	{ "var alloc <dev> <name>", "allocate and publish a VAR page (primary)", S_OBJECTS },
+	{ "var alloc <dev> <name>", "allocate and publish a VAR page (in a secondary the primary "
+	  "makes it, and it is this process's until it exits)", S_OBJECTS },
 	{ "obj create <dev> <name> <qidx> <qsize>", "create and publish a VIRTIO_NET_Q as DPDK's "
 	  "vdpa driver prepares one: on the device's PD and TIS, with its UMEMs and, when the "
-	  "device offers them, its counters (primary)", S_OBJECTS | S_QUEUES },
-	{ "counter create <dev> <name>", "create and publish a flow counter (primary)",
+	  "device offers them, its counters (any process; the shared PD, TD and TIS are the "
+	  "primary's)", S_OBJECTS | S_QUEUES },
+	{ "counter create <dev> <name>", "create and publish a flow counter (any process)",
 	  S_OBJECTS | S_QUEUES },
-	{ "umem reg <dev> <name> <size>", "register and publish memory (primary)", S_OBJECTS },
-	{ "destroy <dev> <name> [timeout_ms]", "coordinated destroy (primary; default 2000 ms)",
+	{ "umem reg <dev> <name> <size>", "register and publish memory (any process: DPDK "
+	  "memory in a secondary)", S_OBJECTS },
+	{ "destroy <dev> <name> [timeout_ms]", "coordinated destroy (a secondary: only what it "
+	  "created; default 2000 ms)",
 	  S_OBJECTS },
 	{ "meta set <dev> <name> <text>", "set an object's application metadata (primary)",
 	  S_OBJECTS },

@@ -8,6 +8,9 @@
  *   revoke-fence   secondary, objects let go, ack not sent
  *   revoke-ack     secondary, ack sent
  *   primary-revoke primary, entry marked revoking, nobody asked yet
+ *   create-reply   secondary, the primary made its object, not imported
+ *   primary-created primary, a secondary's object made and answered, not
+ *                  announced to the others
  */
 #ifndef DVS_FAULT_H
 #define DVS_FAULT_H
