@@ -832,7 +832,11 @@ static int run(char *line)
 		if ((d = dev_of(a)) == NULL)
 			return 0;
 		dvshare_prm_obj_cmd(in, (uint16_t)x, 0, 0);
+		memset(out, 0, sizeof(out));
 		o = dvshare_obj_create(d, b, in, sizeof(in), out, sizeof(out));
+		if (o == NULL && rte_errno == EREMOTEIO) /* the device's status and syndrome */
+			return reply("err %d status 0x%02x syndrome 0x%08x", EREMOTEIO,
+				     dvshare_prm_out_status(out), dvshare_prm_out_syndrome(out)), 0;
 		if (o == NULL)
 			return reply_err("rawcreate"), 0;
 		reply("ok %u", dvshare_obj_id(o));

@@ -126,6 +126,25 @@ static void test_secondary_creates(void)
 	OK(a, "destroy %s c1 2000", dev0);
 	REPLY_IS(b, "err 2 lookup: No such file or directory", "lookup %s obj c1", dev0);
 
+	/* A failure comes back as the primary saw it: the errno, and for a
+	 * device failure its status and syndrome (a general object of type
+	 * 0; a create opcode dvshare does not take). */
+	for (int i = 0; i < 2; i++) {
+		const char *op = i == 0 ? "a00" : "200";
+		char mine[MP_REPLY_MAX];
+		snprintf(mine, sizeof(mine), "%s", peer_cmd(&s.prim, "rawcreate %s p%d %s", dev0, i, op));
+		const char *theirs = peer_cmd(a, "rawcreate %s s%d %s", dev0, i, op);
+		/* Both fail on the software device; a NIC is not held to that,
+		 * only to the same outcome in both. */
+		if (!hw)
+			CU_ASSERT_FALSE(is_ok(mine));
+		CU_ASSERT(is_ok(mine) ? is_ok(theirs) : strcmp(mine, theirs) == 0);
+		if (is_ok(mine)) {
+			OK(&s.prim, "destroy %s p%d 1000", dev0, i);
+			OK(a, "destroy %s s%d 1000", dev0, i);
+		}
+	}
+
 	/* Memory outside DPDK's: the primary could not register it. */
 	REPLY_IS(a, "err 22 umem reg: Invalid argument", "create %s umem heap 4096", dev0);
 
