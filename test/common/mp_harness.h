@@ -349,6 +349,22 @@ static inline int mp_scene_stop_secondaries(struct mp_scene *s)
 	return bad;
 }
 
+/* The NIC of the hw suites: DVSHARE_HW_IBDEV, else @opt (the hw_ibdev
+ * Meson option). None named: the test says why and exits 77 (skipped). */
+static inline const char *mp_hw_ibdev(const char *opt)
+{
+	const char *env = getenv("DVSHARE_HW_IBDEV");
+	const char *dev = env != NULL && env[0] != '\0' ? env : opt;
+
+	if (dev == NULL || dev[0] == '\0') {
+		printf("hw suite: no device given (set DVSHARE_HW_IBDEV=mlx5_0 or "
+		       "meson configure -Dhw_ibdev=mlx5_0); not run\n");
+		exit(77);
+	}
+	printf("hw suite on %s\n", dev);
+	return dev;
+}
+
 /* The hugepage check every mp test starts with: fail loudly, never skip. */
 static inline int mp_have_hugepages(void)
 {

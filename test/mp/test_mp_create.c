@@ -356,16 +356,8 @@ static int register_tests(int argc, char **argv)
 		return -1;
 	}
 	if (argc >= 3 && strcmp(argv[2], "--hw") == 0) {
-		const char *env = getenv("DVSHARE_HW_IBDEV");
-		const char *opt = argc >= 4 ? argv[3] : "";
-		dev0 = env != NULL && env[0] != '\0' ? env : opt;
-		if (dev0[0] == '\0') {
-			printf("hw suite: no device given (set DVSHARE_HW_IBDEV=mlx5_0 or "
-			       "meson configure -Dhw_ibdev=mlx5_0); not run\n");
-			exit(77);
-		}
+		dev0 = mp_hw_ibdev(argc >= 4 ? argv[3] : "");
 		hw = 1;
-		printf("hw suite on %s\n", dev0);
 	}
 	snprintf(suite, sizeof(suite), "%s_create_%s", hw ? "hw" : "mp", mode);
 	return dvs_cunit_add(suite, cases);
