@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include <pthread.h>
@@ -114,13 +115,52 @@ void PeerRequests::destroy(pid_t pid, const DestroyReq &req)
 {
 	if (!admit(pid, req.seq))
 		return;
-	Job j{ Kind::Destroy, pid, {}, req, {}, req.ibdev };
-	push(std::move(j));
+	spawn(Job{ Kind::Destroy, pid, {}, req, {}, req.ibdev });
 }
 
 void PeerRequests::reclaim(pid_t pid, const std::string &dev)
 {
-	push(Job{ Kind::Reclaim, pid, {}, {}, {}, dev });
+	spawn(Job{ Kind::Reclaim, pid, {}, {}, {}, dev });
+}
+
+void PeerRequests::spawn(Job j)
+{
+	try {
+		std::thread t([this, j] {
+			run_one(j);
+			done(j);
+		});
+		pthread_setname_np(t.native_handle(), "dvshare-destroy");
+		t.detach();
+	} catch (const std::system_error &e) {
+		/* No thread to be had: in line with the creates, late rather
+		 * than never (a reclaim must not be lost). */
+		DVS_LOG(WARNING, "no thread for a destroy of pid %d (%s): queued with the creates",
+			j.pid, e.what());
+		push(std::move(j));
+	}
+}
+
+void PeerRequests::run_one(const Job &j)
+{
+	try {
+		if (j.kind == Kind::Create)
+			run_create(j);
+		else if (j.kind == Kind::Destroy)
+			run_destroy(j);
+		else
+			run_reclaim(j);
+	} catch (const std::bad_alloc &) {
+		DVS_LOG(ERR, "request of pid %d dropped: out of memory", j.pid);
+	}
+}
+
+void PeerRequests::done(const Job &j)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	if (j.kind != Kind::Reclaim && --per_peer_[j.pid] == 0)
+		per_peer_.erase(j.pid);
 }
 
 void PeerRequests::run()
@@ -132,19 +172,9 @@ void PeerRequests::run()
 		Job j = std::move(jobs_.front());
 		jobs_.pop_front();
 		lock.unlock();
-		try {
-			if (j.kind == Kind::Create)
-				run_create(j);
-			else if (j.kind == Kind::Destroy)
-				run_destroy(j);
-			else
-				run_reclaim(j);
-		} catch (const std::bad_alloc &) {
-			DVS_LOG(ERR, "request of pid %d dropped: out of memory", j.pid);
-		}
+		run_one(j);
+		done(j);
 		lock.lock();
-		if (j.kind != Kind::Reclaim && --per_peer_[j.pid] == 0)
-			per_peer_.erase(j.pid);
 	}
 }
 
@@ -208,6 +238,19 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		return -(rte_errno != 0 ? rte_errno : EIO);
 	rep->slot = h->slot;
 	rep->gen = h->gen;
+	/* Gone or detached meanwhile: its reclaim may have looked before
+	 * this was published. Not left behind. */
+	if (!Peers::get().is_attached(j.pid, r.ibdev)) {
+		drop(d.get(), h);
+		if (o.owner != 0) {
+			std::vector<std::string> one{ r.name };
+			(void)d->destroy_many(one, d->close_timeout_ms());
+			DVS_LOG(NOTICE, "%s: %s made for pid %d, which is gone: destroyed",
+				d->name().c_str(), r.name, j.pid);
+		}
+		d->adopt(j.pid); /* nothing counts against a pid that is gone */
+		return -ENODEV;
+	}
 	DVS_LOG(INFO, "%s: %s %s created for pid %d (%s)", d->name().c_str(), kind_str(r.kind),
 		r.name, j.pid, o.owner != 0 ? "its own" : "persistent: the primary's");
 	drop(d.get(), h);
@@ -240,13 +283,19 @@ void PeerRequests::run_reclaim(const Job &j)
 	for (const auto &d : devs) {
 		if (!d->primary() || d->gone() || (!j.dev.empty() && d->name() != j.dev))
 			continue;
-		std::vector<std::string> names = d->owned_by(j.pid);
-		if (!names.empty()) {
+		/* A destroy of its own running beside this one takes a name
+		 * out of the batch (-ENOENT, nothing done): look again. */
+		for (int tries = 0; tries < 3; tries++) {
+			std::vector<std::string> names = d->owned_by(j.pid);
+			if (names.empty())
+				break;
 			int rc = d->destroy_many(names, d->close_timeout_ms());
 			if (rc >= 0)
 				DVS_LOG(NOTICE, "%s: %d object(s) of pid %d destroyed: it %s",
 					d->name().c_str(), rc, j.pid,
 					j.dev.empty() ? "is gone" : "let go of the device");
+			if (rc != -ENOENT)
+				break;
 		}
 		d->adopt(j.pid);
 	}

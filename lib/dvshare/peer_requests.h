@@ -2,12 +2,16 @@
 /*
  * The primary's work for its secondaries: a create a secondary asks for,
  * the destroy of an object it owns, and the reclaim of what it owned once
- * it is gone or detached. One worker thread runs them in arrival order,
- * never DPDK's interrupt thread: a destroy waits for acks that thread
- * reads, and a device command may take milliseconds on a NIC. In order,
- * a secondary's create either runs before the reclaim its death queues
- * (which then destroys the object) or finds it gone and is refused: no
- * object outlives its owner unseen. See doc/protocol.md, "Creates".
+ * it is gone or detached. Never on DPDK's interrupt thread: a destroy
+ * waits for acks that thread reads, and a device command may take
+ * milliseconds on a NIC. Creates run on one worker thread in arrival
+ * order; each destroy and reclaim on a thread of its own, since it may
+ * wait up to its timeout for a secondary that does not answer, and must
+ * not hold up anyone's create meanwhile. A create checks after it
+ * published that its owner is still attached, and destroys the object if
+ * not: its owner's reclaim (queued only once the owner is marked gone or
+ * detached) either found the object or was too early to, so no object
+ * outlives its owner unseen. See doc/protocol.md, "Creates".
  */
 #ifndef DVS_PEER_REQUESTS_H
 #define DVS_PEER_REQUESTS_H
@@ -58,6 +62,10 @@ private:
 	PeerRequests() = default;
 	bool admit(pid_t pid, uint32_t seq);
 	void push(Job j);
+	/* A destroy or reclaim on a thread of its own. */
+	void spawn(Job j);
+	void run_one(const Job &j);
+	void done(const Job &j);
 	void run();
 	void run_create(const Job &j);
 	int do_create(const Job &j, ReplyMsg *rep);

@@ -322,12 +322,55 @@ static void test_create_races_primary(void)
 	scene_end(&s);
 }
 
+/* Has @p said something not read yet? Nothing waited for. */
+static int peer_said(struct peer *p)
+{
+	struct pollfd pfd = { p->from, POLLIN, 0 };
+
+	return memchr(p->buf, '\n', p->len) != NULL || poll(&pfd, 1, 0) > 0;
+}
+
+/* A destroy a SIGSTOPped secondary holds up (it must let go first, and
+ * does not answer) holds up no one's create meanwhile: destroys run on
+ * threads of their own in the primary. */
+static void test_stopped_peer_holds_no_create(void)
+{
+	struct scene s;
+	struct peer *a, *c, *stopped;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "stopcreate", NULL), 0);
+	OK(&s.prim, "open %s", dev0);
+	a = secondary(&s);
+	c = secondary(&s);
+	stopped = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(stopped);
+	OK(a, "create %s flowcounter x", dev0);
+	OK(stopped, "lookup %s obj x", dev0);
+	kill(stopped->pid, SIGSTOP);
+	/* Waits 3 s for the stopped one, then -EBUSY, nothing destroyed. */
+	CU_ASSERT_EQUAL(peer_send(a, "destroy %s x 3000", dev0), 0);
+	usleep(100 * 1000);
+	OK(c, "create %s flowcounter y", dev0);
+	OK(c, "create %s dumem z 4096", dev0);
+	/* Both were made while a's destroy still waited. */
+	CU_ASSERT_FALSE(peer_said(a));
+	CU_ASSERT_STRING_EQUAL(peer_reply(a), "err 16 destroy: Device or resource busy");
+	kill(stopped->pid, SIGCONT);
+	OK(a, "destroy %s x 3000", dev0);
+	OK(c, "destroy %s y 3000", dev0);
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_creates),
 	DVS_TEST(test_create_limit),
 	DVS_TEST(test_create_same_name),
 	DVS_TEST(test_creator_killed_before_import),
 	DVS_TEST(test_create_races_primary),
+	DVS_TEST(test_stopped_peer_holds_no_create),
 	DVS_TEST_END,
 };
 
