@@ -17,11 +17,34 @@
  *                                            reading an answer
  *   hostile squat RUNTIME_DIR N              N connections that never say
  *                                            hello, held until killed
+ *   hostile requests RUNTIME_DIR NAME        a real peer (welcomed, attached)
+ *                                            attacking the creates and
+ *                                            destroys a secondary asks the
+ *                                            primary for; NAME is an object
+ *                                            the primary published. It ends
+ *                                            owning the VAR "hv" and dies
+ *                                            (_exit) on a line on its stdin
+ *   hostile request-flood RUNTIME_DIR N [pipe]
+ *                                            a real peer sending N creates
+ *                                            (UMEMs, or OBJs whose command
+ *                                            is in a pipe) without reading
+ *                                            its channel; prints "flooded
+ *                                            N", reads its channel on a
+ *                                            line on its stdin
+ *
+ * Every check of an answer is the hostile's own: a wrong one ends it with
+ * "hostile: FAIL: ..." and exit status 3.
  */
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +59,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "dvshare_prm.h"
 #include "ipc_proto.h"
 
 using namespace dvs;
@@ -496,13 +520,465 @@ int squat(int n)
 	return 0;
 }
 
+/* ------------------------------------------ creates and destroys (proto 5) */
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "hostile: FAIL: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(3);
+}
+
+/* A peer in good standing (welcomed, attached) reading its own channel:
+ * the primary's answers kept by request, revokes answered as they come
+ * unless held back. */
+struct Requester {
+	int fd = -1;
+	uint64_t token = 0;
+	uint32_t seq = 0;               /* the last request sent */
+	std::map<uint32_t, ReplyMsg> replies;
+	std::set<uint32_t> silent;      /* requests that must get no answer */
+	bool acking = true;
+	std::vector<RevokeMsg> revokes; /* not answered yet */
+	bool attach_answered = false;
+	AttachRep attach{};
+	std::vector<Fd> attach_fds;     /* the devices' fds: held, never used */
+};
+
+void ack_revokes(Requester &r)
+{
+	for (const RevokeMsg &rv : r.revokes) {
+		struct rte_mp_msg m;
+		RevokeAck a{};
+		a.hdr = mp_hdr();
+		memcpy(a.ibdev, rv.ibdev, sizeof(a.ibdev));
+		a.slot = rv.slot;
+		a.gen = rv.gen;
+		a.revoke_id = rv.revoke_id;
+		mp_pack(&m, kActRevokeAck, a);
+		if (channel_send_wait(r.fd, m, 2000) != 0)
+			fail("cannot answer a revoke");
+	}
+	r.revokes.clear();
+}
+
+/* One message from the primary, waiting up to @timeout_ms: false if none
+ * came. An answer to a request never sent, answered already, or that had
+ * to be refused unanswered ends the hostile. */
+bool pump(Requester &r, int timeout_ms)
+{
+	struct rte_mp_msg m;
+	std::vector<Fd> fds;
+	std::string why;
+	int rc = channel_recv_wait(r.fd, &m, &fds, timeout_ms);
+
+	if (rc == -ETIMEDOUT)
+		return false;
+	if (rc != 1)
+		fail("reading the channel: %s", strerror(-rc));
+	if (strcmp(m.name, kActReply) == 0) {
+		ReplyMsg rep;
+		if (decode_reply(m, &rep, &why) != 0)
+			fail("an answer that does not decode: %s", why.c_str());
+		if (r.silent.count(rep.seq) != 0)
+			fail("request %u was answered (%d, %s): it had to be refused unanswered",
+			     rep.seq, rep.status, strerror(-rep.status));
+		if (rep.seq == 0 || rep.seq > r.seq || !r.replies.emplace(rep.seq, rep).second)
+			fail("an answer to request %u, never sent or answered already", rep.seq);
+	} else if (strcmp(m.name, kActRevoke) == 0) {
+		RevokeMsg rv;
+		if (decode_revoke(m, &rv, &why) != 0)
+			fail("a revoke that does not decode: %s", why.c_str());
+		r.revokes.push_back(rv);
+		if (r.acking)
+			ack_revokes(r);
+	} else if (strcmp(m.name, kActAttach) == 0) {
+		if (decode_attach_rep(m, &r.attach, &why) != 0)
+			fail("an attach answer that does not decode: %s", why.c_str());
+		r.attach_answered = true;
+		r.attach_fds = std::move(fds);
+	}
+	/* Events and resyncs: nothing to do for a peer that imports nothing. */
+	return true;
+}
+
+/* 15 s: a request may wait behind a destroy (10 s at most). */
+ReplyMsg await(Requester &r, uint32_t seq)
+{
+	auto deadline = Clock::now() + std::chrono::seconds(15);
+
+	while (r.replies.count(seq) == 0)
+		if (!pump(r, 100) && Clock::now() > deadline)
+			fail("no answer to request %u in 15 s", seq);
+	return r.replies[seq];
+}
+
+/* Send @q (its sequence number set here) with @fds beside it. */
+template <typename T>
+uint32_t send_req(Requester &r, const char *act, T q, std::initializer_list<int> fds = {})
+{
+	struct rte_mp_msg m;
+
+	q.seq = ++r.seq;
+	mp_pack(&m, act, q);
+	for (int f : fds)
+		m.fds[m.num_fds++] = f;
+	int rc = channel_send_wait(r.fd, m, 2000);
+	if (rc != 0)
+		fail("cannot send request %u: %s", q.seq, strerror(-rc));
+	return q.seq;
+}
+
+CreateReq create_req(uint32_t kind, const char *dev, const char *name)
+{
+	CreateReq q{};
+
+	q.hdr = mp_hdr();
+	q.kind = kind;
+	snprintf(q.ibdev, sizeof(q.ibdev), "%s", dev);
+	snprintf(q.name, sizeof(q.name), "%s", name);
+	return q;
+}
+
+CreateReq var_req(const char *dev, const char *name)
+{
+	return create_req(DVSHARE_TYPE_VAR, dev, name);
+}
+
+CreateReq umem_req(const char *name, uint64_t addr, uint64_t size)
+{
+	CreateReq q = create_req(DVSHARE_TYPE_UMEM, "sim0", name);
+
+	q.addr = addr;
+	q.size = size;
+	return q;
+}
+
+/* The commands of its OBJ creates: a header and zeros, longer than any
+ * a request carries in itself, so that each comes in the fd beside it. */
+constexpr uint32_t kCmdLen = 64;
+static_assert(kCmdLen > kCreateInline);
+
+CreateReq obj_req(const char *name)
+{
+	CreateReq q = create_req(DVSHARE_TYPE_OBJ, "sim0", name);
+
+	q.inlen = kCmdLen;
+	q.outlen = DVSHARE_PRM_HDR_SIZE;
+	return q;
+}
+
+/* An OBJ create whose @len bytes of command travel in the request. */
+CreateReq inline_req(const char *name, const uint8_t *cmd, uint32_t len)
+{
+	CreateReq q = create_req(DVSHARE_TYPE_OBJ, "sim0", name);
+
+	q.inlen = len;
+	q.outlen = DVSHARE_PRM_HDR_SIZE;
+	memcpy(q.cmd, cmd, std::min<size_t>(len, sizeof(q.cmd)));
+	return q;
+}
+
+DestroyReq destroy_req(const char *dev, const char *name, uint32_t timeout_ms)
+{
+	DestroyReq d{};
+
+	d.hdr = mp_hdr();
+	d.timeout_ms = timeout_ms;
+	snprintf(d.ibdev, sizeof(d.ibdev), "%s", dev);
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	return d;
+}
+
+/* @len bytes of @cmd in a sealed memfd, as a secondary sends a command. */
+Fd command_fd(const void *cmd, size_t len)
+{
+	Fd fd(memfd_create("hostile-cmd", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+
+	if (!fd.valid() || write(fd.get(), cmd, len) != static_cast<ssize_t>(len) ||
+	    fcntl(fd.get(), F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+		fail("a memfd for a command: %s", strerror(errno));
+	return fd;
+}
+
+/* Request @seq must be answered @status; @counted: and counted refused
+ * (said so, for "forged"). */
+void expect(Requester &r, uint32_t seq, int status, const std::string &what, bool counted = false)
+{
+	ReplyMsg rep = await(r, seq);
+
+	if (rep.status != status)
+		fail("%s: answered %d (%s), not %d (%s)", what.c_str(), rep.status,
+		     strerror(-rep.status), status, strerror(-status));
+	if (counted) {
+		say((what + ": " + strerror(-status) + ", counted").c_str());
+		return;
+	}
+	printf("hostile: %s: %s\n", what.c_str(), status == 0 ? "done" : strerror(-status));
+	fflush(stdout);
+}
+
+/* Requests @seqs the primary must refuse unanswered (and count). The
+ * worker answers requests in order, after the channel's reader handled
+ * them, and what the reader answers itself goes out before it reads on:
+ * once the answer to a request sent after them is here, theirs would be
+ * here too. */
+void unanswered(Requester &r, std::initializer_list<uint32_t> seqs, const char *what)
+{
+	r.silent.insert(seqs);
+	ReplyMsg rep = await(r, send_req(r, kActCreate, umem_req("probe", 0x10000, 4096)));
+	if (rep.status != -EINVAL)
+		fail("the probe after them: answered %d, not -EINVAL", rep.status);
+	say(what, static_cast<int>(seqs.size()));
+}
+
+/* Welcomed as itself (a DPDK process of the prefix to the primary: it
+ * maps the config). */
+void join(Requester &r)
+{
+	int self = pidfd_of(getpid());
+
+	map_config();
+	if (hello(getpid(), self, &r.fd, &r.token) != 0)
+		fail("a proper hello was refused");
+	close(self);
+}
+
+/* Attached to every device the primary shares, as a secondary does it:
+ * the request over rte_mp with its channel's token, the answer (and the
+ * devices' fds) on the channel. */
+void attach(Requester &r)
+{
+	struct rte_mp_msg m;
+	AttachReq req{ mp_hdr(), 0, 1, r.token };
+	auto deadline = Clock::now() + std::chrono::seconds(10);
+
+	mp_pack(&m, kActAttach, req);
+	mp_raw(rt + "/mp_socket", kMpMsg, m);
+	while (!r.attach_answered)
+		if (!pump(r, 100) && Clock::now() > deadline)
+			fail("no answer to the attach in 10 s");
+	if (r.attach.status != 0 || r.attach.count == 0 || r.attach.count != r.attach.total)
+		fail("attach answered %d, %u of %u device(s)", r.attach.status, r.attach.count,
+		     r.attach.total);
+	printf("hostile: attached to %u device(s) as pid %d\n", r.attach.count, getpid());
+	fflush(stdout);
+}
+
+/* What a secondary may ask of the primary, asked wrongly by a real peer
+ * of its own right. It ends owning the VAR "hv", and dies without a
+ * goodbye when the test says so: the primary must reclaim it. */
+int requests(const char *published)
+{
+	Requester r;
+
+	join(r);
+	/* A peer, attached to nothing yet: nothing to create on. */
+	expect(r, send_req(r, kActCreate, var_req("sim0", "early")), -ENODEV,
+	       "a create before attaching");
+	attach(r);
+
+	/* An OBJ's command must be memory of exactly the length said: else
+	 * refused (counted) and answered, the request being well formed. The
+	 * command is a real one (ALLOC_PD): only how it comes is wrong. */
+	uint8_t pd[2 * kCmdLen] = {};
+	dvshare_prm_obj_cmd(pd, DVSHARE_PRM_CMD_ALLOC_PD, 0, 0);
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0 ||
+	    write(pfd[1], pd, kCmdLen) != static_cast<ssize_t>(kCmdLen))
+		fail("pipe: %s", strerror(errno));
+	expect(r, send_req(r, kActCreate, obj_req("o1"), { pfd[0] }), -EINVAL,
+	       "an OBJ create whose command is in a pipe", true);
+	close(pfd[0]);
+	close(pfd[1]);
+	Fd big = command_fd(pd, sizeof(pd));
+	expect(r, send_req(r, kActCreate, obj_req("o2"), { big.get() }), -EINVAL,
+	       "an OBJ create of 64 bytes whose memfd holds 128", true);
+
+	/* Refused by the decoder: counted, never answered. */
+	Fd cmd = command_fd(pd, kCmdLen);
+	uint32_t nofd = send_req(r, kActCreate, obj_req("o3"));
+	uint32_t twofds = send_req(r, kActCreate, obj_req("o4"), { cmd.get(), cmd.get() });
+	uint32_t varfd = send_req(r, kActCreate, var_req("sim0", "o5"), { cmd.get() });
+	uint32_t kind = send_req(r, kActCreate, create_req(7, "sim0", "o6"));
+	uint32_t at0 = send_req(r, kActCreate, umem_req("o7", 0, 4096));
+	uint32_t inlinefd = send_req(r, kActCreate, inline_req("o8", pd, DVSHARE_PRM_HDR_SIZE),
+				     { cmd.get() });
+	uint32_t tiny = send_req(r, kActCreate, inline_req("o9", pd, 8));
+	unanswered(r, { nofd, twofds, varfd, kind, at0, inlinefd, tiny },
+		   "creates the decoder refuses: an OBJ without its fd, one with two, a VAR with "
+		   "one, kind 7, a UMEM at 0, a command in the request with an fd too, one of 8 "
+		   "bytes");
+
+	/* In another's name, on its own channel: counted, never answered. */
+	pid_t prim = primary_pid();
+	if (prim <= 0)
+		fail("no primary pid in %s/dvshare_primary", rt.c_str());
+	CreateReq as_prim = var_req("sim0", "fv1"), as_init = var_req("sim0", "fv2");
+	as_prim.hdr.pid = prim;
+	as_init.hdr.pid = 1;
+	DestroyReq kill_as_prim = destroy_req("sim0", published, 1000);
+	kill_as_prim.hdr.pid = prim;
+	unanswered(r, { send_req(r, kActCreate, as_prim), send_req(r, kActCreate, as_init),
+			send_req(r, kActDestroy, kill_as_prim) },
+		   "requests naming another pid: creates as the primary and as pid 1, a destroy "
+		   "as the primary");
+
+	/* Well formed, refused by what they ask: answered, not counted. */
+	uint8_t mkey[kCmdLen] = {};
+	dvshare_prm_obj_cmd(mkey, 0x0200 /* CREATE_MKEY */, 0, 0);
+	Fd mk = command_fd(mkey, sizeof(mkey));
+	expect(r, send_req(r, kActCreate, obj_req("mkey"), { mk.get() }), -EOPNOTSUPP,
+	       "an OBJ create of CREATE_MKEY, not a create a secondary may ask for");
+	expect(r, send_req(r, kActCreate, inline_req("mkey2", mkey, DVSHARE_PRM_HDR_SIZE)),
+	       -EOPNOTSUPP, "the same, its command in the request");
+	static uint8_t own[8192] __attribute__((aligned(4096)));
+	expect(r, send_req(r, kActCreate, umem_req("u1", 0x10000, 4096)), -EINVAL,
+	       "a UMEM at 0x10000, no DPDK memory");
+	CreateReq in_own = umem_req("u2", reinterpret_cast<uintptr_t>(own), sizeof(own));
+	expect(r, send_req(r, kActCreate, in_own), -EINVAL, "a UMEM in its own memory");
+	std::string name = published;
+	expect(r, send_req(r, kActDestroy, destroy_req("sim0", published, 1000)), -EPERM,
+	       "a destroy of " + name + ", the primary's");
+	expect(r, send_req(r, kActCreate, var_req("sim0", published)), -EEXIST,
+	       "a VAR named " + name + ", which is still there");
+	expect(r, send_req(r, kActDestroy, destroy_req("sim0", "nope", 1000)), -ENOENT,
+	       "a destroy of a name nobody published");
+	expect(r, send_req(r, kActCreate, var_req("nosuch", "n1")), -ENODEV,
+	       "a create on a device that does not exist");
+	expect(r, send_req(r, kActDestroy, destroy_req("nosuch", "n1", 1000)), -ENODEV,
+	       "a destroy on a device that does not exist");
+
+	/* Its own objects: 16 it may destroy, one it gave the primary. */
+	constexpr int kUnderWay = 16; /* PeerRequests::kPerPeer */
+	std::vector<std::string> mine;
+	for (int i = 0; i < kUnderWay; i++) {
+		mine.push_back("hb" + std::to_string(i));
+		const char *n = mine.back().c_str();
+		ReplyMsg rep = await(r, send_req(r, kActCreate, var_req("sim0", n)));
+		if (rep.status != 0)
+			fail("a VAR %s of its own: answered %d (%s)", n, rep.status,
+			     strerror(-rep.status));
+	}
+	printf("hostile: VARs hb0 to hb%d of its own: done\n", kUnderWay - 1);
+	CreateReq hp = var_req("sim0", "hp");
+	hp.flags = kCreatePersist;
+	expect(r, send_req(r, kActCreate, hp), 0, "a persistent VAR hp, the primary's");
+	expect(r, send_req(r, kActDestroy, destroy_req("sim0", "hp", 1000)), -EPERM,
+	       "a destroy of hp, given away");
+
+	/* At most 16 requests under way. Its destroys of hb0 to hb15 each
+	 * wait for the ack of every process attached, its own included, which
+	 * it holds back: they are the 16, and what it asks past them is
+	 * answered -EAGAIN at once (counted). Each create was let go of just
+	 * after its answer: a moment for that. */
+	usleep(100000);
+	r.acking = false;
+	std::vector<uint32_t> held, past;
+	for (const std::string &n : mine)
+		held.push_back(send_req(r, kActDestroy, destroy_req("sim0", n.c_str(), 10000)));
+	for (int i = 0; i < 4; i++)
+		past.push_back(send_req(r, kActCreate, umem_req("u3", 0x10000, 4096)));
+	auto busy = [&] {
+		int n = 0;
+		for (uint32_t seq : past)
+			n += r.replies.count(seq) != 0 && r.replies[seq].status == -EAGAIN;
+		return n;
+	};
+	auto deadline = Clock::now() + std::chrono::seconds(5);
+	while ((r.revokes.size() < held.size() || busy() < 4) && Clock::now() < deadline)
+		(void)pump(r, 100);
+	while (pump(r, 300)) /* and any more there are */
+		;
+	for (size_t i = 0; i < held.size(); i++)
+		if (r.replies.count(held[i]) != 0)
+			fail("its destroy of %s was answered %d (%s) before it acked the revoke",
+			     mine[i].c_str(), r.replies[held[i]].status,
+			     strerror(-r.replies[held[i]].status));
+	if (r.revokes.size() != held.size() || busy() != 4)
+		fail("%zu destroys held, 4 requests past them: %zu revokes, %d answered -EAGAIN",
+		     held.size(), r.revokes.size(), busy());
+	say("requests past 16 under way: -EAGAIN at once, counted", busy());
+	r.acking = true;
+	ack_revokes(r);
+	for (size_t i = 0; i < held.size(); i++)
+		if (await(r, held[i]).status != 0)
+			fail("its destroy of %s, once it let go: answered %d (%s)", mine[i].c_str(),
+			     r.replies[held[i]].status, strerror(-r.replies[held[i]].status));
+	printf("hostile: its %zu destroys, once it let go: done\n", held.size());
+
+	/* One it owns, and dies holding. */
+	expect(r, send_req(r, kActCreate, var_req("sim0", "hv")), 0, "a VAR hv of its own");
+	printf("hostile: holding hv; dying (_exit, no goodbye) on a line on stdin\nforged %d\n",
+	       forged);
+	fflush(stdout);
+	char c;
+	(void)!read(0, &c, 1);
+	_exit(0);
+}
+
+/* A real peer sending @n creates without reading a thing: UMEMs out of
+ * DPDK memory (cheap for the worker to refuse) or, with @pipes, OBJs
+ * whose command is in a pipe (refused by the channel's reader itself).
+ * The primary admits at most 16 under way and answers more -EAGAIN,
+ * keeps its answers queued for it up to a bound, and past that drops
+ * what it sends unanswered (counted). Told on stdin, it reads at last:
+ * each request answered once at most; "forged" = the -EAGAIN ones, the
+ * unanswered ones, and with @pipes the -EINVAL ones (counted too). */
+int request_flood(int n, bool pipes)
+{
+	Requester r;
+	int pfd[2];
+
+	join(r);
+	attach(r);
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		fail("pipe: %s", strerror(errno));
+	for (int i = 0; i < n; i++)
+		(void)(pipes ? send_req(r, kActCreate, obj_req("f"), { pfd[0] })
+			     : send_req(r, kActCreate, umem_req("f", 0x10000, 4096)));
+	printf("hostile: %d %s creates sent, its channel not read\nflooded %d\n", n,
+	       pipes ? "OBJ (command in a pipe)" : "UMEM", n);
+	fflush(stdout);
+	char c;
+	(void)!read(0, &c, 1);
+	while (pump(r, 1000))
+		;
+	int refused = 0, busy = 0;
+	for (const auto &[seq, rep] : r.replies) {
+		if (rep.status == -EINVAL)
+			refused++;
+		else if (rep.status == -EAGAIN)
+			busy++;
+		else
+			fail("request %u answered %d (%s)", seq, rep.status, strerror(-rep.status));
+	}
+	int dropped = n - static_cast<int>(r.replies.size());
+	printf("hostile: of %d: %d -EINVAL, %d -EAGAIN, %d dropped unanswered\n", n, refused, busy,
+	       dropped);
+	if (pipes)
+		say("requests answered -EINVAL, their command not in a memfd", refused);
+	say("requests answered -EAGAIN, too many under way", busy);
+	say("requests dropped unanswered, its channel's queue full", dropped);
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s forge|forge-secondary|storm|flood|squat RUNTIME_DIR ...\n",
+		fprintf(stderr, "usage: %s forge|forge-secondary|storm|flood|squat|requests|"
+				"request-flood RUNTIME_DIR ...\n",
 			argv[0]);
 		return 2;
 	}
@@ -519,6 +995,12 @@ int main(int argc, char **argv)
 		rc = flood(atoi(argv[3]));
 	else if (cmd == "squat" && argc == 4)
 		rc = squat(atoi(argv[3]));
+	else if (cmd == "requests" && argc == 4)
+		rc = requests(argv[3]);
+	else if (cmd == "request-flood" && argc == 4)
+		rc = request_flood(atoi(argv[3]), false);
+	else if (cmd == "request-flood" && argc == 5 && strcmp(argv[4], "pipe") == 0)
+		rc = request_flood(atoi(argv[3]), true);
 	printf("forged %d\n", forged);
 	return rc;
 }

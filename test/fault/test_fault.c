@@ -7,8 +7,10 @@
  *
  * argv: PEER HOSTILE SUITE. SUITE "fault" is the above; "hostile" is a
  * same-uid attacker (test/fault/hostile: forged messages over rte_mp and
- * channels, attach-and-die storms, an attach flood) and stopped or stuck
- * peers (SIGSTOP, a blocked callback, a SIGSTOP/SIGCONT/SIGKILL storm).
+ * channels, attach-and-die storms, an attach flood, creates and destroys
+ * asked of the primary wrongly, a flood of them never read) and stopped or
+ * stuck peers (SIGSTOP, a blocked callback, a SIGSTOP/SIGCONT/SIGKILL
+ * storm).
  */
 #include "dvs_cunit.h"
 #include "mp_harness.h"
@@ -1029,6 +1031,150 @@ static void test_after_eal_cleanup(void)
 	mp_cleanup(s.prefix);
 }
 
+/* Milliseconds since @t0. */
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* A real peer (welcomed, attached to DEV) asking the primary for creates
+ * and destroys the wrong way (test/fault/hostile requests, which checks
+ * every answer itself): commands in a pipe or a memfd of the wrong size,
+ * messages the decoder refuses, requests in another pid's name, an opcode
+ * no secondary may create, a UMEM outside DPDK memory, a destroy of the
+ * primary's db0, a device that does not exist, more than 16 requests under
+ * way. Only the refusals are counted; nothing it was refused exists; what
+ * it owns when it dies is reclaimed, what it gave the primary stays. */
+static void test_hostile_requests(void)
+{
+	struct scene s;
+	struct peer *p[1], *a, h;
+	char want[32];
+	struct timespec t0;
+
+	published_with(&s, "hreq", p, 1);
+	a = p[0];
+	long r0 = refused(&s.prim), fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	long n0 = ok_num(peer_cmd(&s.prim, "count " DEV));
+	long died0 = ok_num(peer_cmd(&s.prim, "ev 6"));
+	char sim0[64];
+	snprintf(sim0, sizeof(sim0), "%s", peer_cmd(&s.prim, "simstats " DEV));
+	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "requests", "db0", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	long n = atol(h.last);
+	CU_ASSERT(n > 0);
+	CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "refused", r0 + n), r0 + n);
+	/* The primary's db0 is untouched; of the hostile's names only hv
+	 * (its own) and hp (given to the primary) exist. */
+	REPLY_IS(&s.prim, "ok 0", "owner " DEV " db0");
+	snprintf(want, sizeof(want), "ok %d", (int)h.pid);
+	REPLY_IS(&s.prim, want, "owner " DEV " hv");
+	REPLY_IS(&s.prim, "ok 0", "owner " DEV " hp");
+	REPLY_IS(&s.prim, "ok 1", "owned " DEV " %d", (int)h.pid);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "count " DEV)), n0 + 2);
+	static const char *const never[] = { "early", "o1", "o2", "o3", "o4", "o5", "o6", "o7",
+					     "o8", "o9", "fv1", "fv2", "mkey", "mkey2", "u1", "u2",
+					     "u3", "probe", "n1" };
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		const char *r = peer_cmd(&s.prim, "owner " DEV " %s", never[i]);
+		CU_ASSERT_EQUAL(strncmp(r, "err 2", 5), 0);
+	}
+	for (int i = 0; i < 16; i++) /* created, then destroyed by it */
+		CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "owner " DEV " hb%d", i), "err 2", 5), 0);
+	OK(a, "lookup " DEV " var hv"); /* shared like any other */
+	/* It dies (no goodbye) owning hv: reclaimed, with nobody asking. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CU_ASSERT_EQUAL(peer_send(&h, "die"), 0);
+	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 0);
+	const char *r = "";
+	for (int i = 0; i < 500; i++, usleep(10000))
+		if (strncmp(r = peer_cmd(&s.prim, "owner " DEV " hv"), "err 2", 5) == 0)
+			break;
+	CU_ASSERT_EQUAL(strncmp(r, "err 2", 5), 0);
+	fprintf(stderr, "hostile requests: %ld refused and counted; hv gone %.1f ms after its "
+			"owner was told to die\n", n, ms_since(&t0));
+	CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "ev 6", died0 + 1), died0 + 1); /* PEER_DIED */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "lookup " DEV " var hv"), "err 2", 5), 0);
+	REPLY_IS(&s.prim, "ok 0", "owner " DEV " hp");
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "count " DEV)), n0 + 1);
+	OK(&s.prim, "destroy " DEV " hp 5000");
+	/* Nothing of it left in the device or among the primary's fds. */
+	REPLY_IS(&s.prim, sim0, "simstats " DEV);
+	CU_ASSERT(fds_settle(&s.prim, fds0) <= fds0);
+	CU_ASSERT_EQUAL(refused(&s.prim), r0 + n);
+	scene_end(&s);
+}
+
+/* A real peer sends 1000 creates and reads nothing (test/fault/hostile
+ * request-flood; @how: NULL for UMEMs out of DPDK memory, "pipe" for OBJs
+ * whose command is in a pipe). The primary runs 16 of its requests at
+ * most, answers more -EAGAIN, queues its answers up to a bound (the
+ * channel's queue, and the answers of the 16 under way) and past that
+ * drops them unanswered. A real secondary's create meanwhile waits behind
+ * 16 requests at most. Told to read at last, the hostile counts what it
+ * got: each request answered once or dropped, every refusal counted. */
+static void flood_requests(const char *tag, const char *how)
+{
+	struct scene s;
+	struct peer *p[1], *a, h;
+	struct timespec t0;
+	const long queue_max = 256, per_peer = 16; /* Peers::kQueueMax, PeerRequests::kPerPeer */
+
+	published_with(&s, tag, p, 1);
+	a = p[0];
+	long r0 = refused(&s.prim), fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "request-flood", "1000", how), 0);
+	h.tag = "flooded ";
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(atol(h.last), 1000);
+	/* It reads nothing from here on: the others go on, promptly. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	OK(a, "create " DEV " var x");
+	double create_ms = ms_since(&t0);
+	CU_ASSERT(create_ms < 2000);
+	OK(&s.prim, "lookup " DEV " var x");
+	OK(&s.prim, "create " DEV " var y");
+	OK(a, "lookup " DEV " var y");
+	OK(&s.prim, "bulk " DEV " 100"); /* events it does not read either */
+	OK(a, "checkbulk " DEV " 100");
+	long q = ok_num(peer_cmd(&s.prim, "queued"));
+	CU_ASSERT(q > 0 && q <= queue_max + per_peer);
+	long between = refused(&s.prim) - r0;
+	CU_ASSERT(between > 0 && between <= 1000);
+	fprintf(stderr, "request flood (%s): a secondary's create took %.1f ms; %ld queued for "
+			"the hostile (at most %ld), %ld refused so far\n",
+		how != NULL ? how : "umem", create_ms, q, queue_max + per_peer, between);
+	/* Now it reads: every answer comes, and only those. */
+	h.tag = "forged ";
+	CU_ASSERT_EQUAL(peer_send(&h, "read"), 0);
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	long n = atol(h.last);
+	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(refused(&s.prim) - r0, n);
+	for (int i = 0; i < 300 && q != 0; i++, usleep(10000))
+		q = ok_num(peer_cmd(&s.prim, "queued"));
+	CU_ASSERT_EQUAL(q, 0);
+	REPLY_IS(&s.prim, "ok 1", "peers");
+	CU_ASSERT(fds_settle(&s.prim, fds0) <= fds0);
+	OK(a, "lookup " DEV " var x");
+	scene_end(&s);
+}
+
+static void test_request_flood(void)
+{
+	flood_requests("rflood", NULL);
+}
+
+/* The same with commands the channel's reader refuses itself (not in a
+ * memfd): answered there, they must be bounded all the same. */
+static void test_request_flood_bad_commands(void)
+{
+	flood_requests("rfloodp", "pipe");
+}
+
 static const struct dvs_test_case hostile_cases[] = {
 	DVS_TEST(test_forged_messages),
 	DVS_TEST(test_attach_and_die_storm),
@@ -1040,6 +1186,9 @@ static const struct dvs_test_case hostile_cases[] = {
 	DVS_TEST(test_destroy_from_callback),
 	DVS_TEST(test_new_primary_beside_orphans),
 	DVS_TEST(test_after_eal_cleanup),
+	DVS_TEST(test_hostile_requests),
+	DVS_TEST(test_request_flood),
+	DVS_TEST(test_request_flood_bad_commands),
 	DVS_TEST_END,
 };
 
