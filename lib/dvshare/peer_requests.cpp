@@ -120,6 +120,14 @@ void PeerRequests::destroy(pid_t pid, const DestroyReq &req)
 
 void PeerRequests::reclaim(pid_t pid, const std::string &dev)
 {
+	{
+		/* Most peers never create: their death costs no thread. */
+		std::lock_guard<std::mutex> lock(mu_);
+		if (creators_.count(pid) == 0)
+			return;
+		if (dev.empty())
+			creators_.erase(pid); /* gone: a later pid of that number is another */
+	}
 	spawn(Job{ Kind::Reclaim, pid, {}, {}, {}, dev });
 }
 
@@ -238,8 +246,12 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		return -(rte_errno != 0 ? rte_errno : EIO);
 	rep->slot = h->slot;
 	rep->gen = h->gen;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		creators_.insert(j.pid);
+	}
 	/* Gone or detached meanwhile: its reclaim may have looked before
-	 * this was published. Not left behind. */
+	 * this was published (or skipped it). Not left behind. */
 	if (!Peers::get().is_attached(j.pid, r.ibdev)) {
 		drop(d.get(), h);
 		if (o.owner != 0) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -76,6 +77,9 @@ private:
 	std::condition_variable cv_;
 	std::deque<Job> jobs_;
 	std::map<pid_t, size_t> per_peer_;
+	/* Peers with a create done: only they can own anything to reclaim
+	 * (one whose create is still running checks for itself). */
+	std::set<pid_t> creators_;
 	bool started_ = false;
 };
 

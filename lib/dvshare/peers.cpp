@@ -370,8 +370,11 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		cmd.assign(r.cmd, r.cmd + r.inlen);
 	else if (r.kind == DVSHARE_TYPE_OBJ &&
 		 read_command((*fds)[0].get(), r.inlen, &cmd, &why) != 0) {
-		/* Answered: the request itself was well formed. */
+		/* Answered (the request itself was well formed), unless it
+		 * does not read what it is told: no answer piles up for it. */
 		lib.refused("create request", why + ", " + from);
+		if (backlog(c->pid) >= kQueueMax)
+			return;
 		ReplyMsg rep{};
 		rep.hdr = mp_hdr();
 		rep.seq = r.seq;
