@@ -208,6 +208,7 @@ int Library::unsubscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 }
 
 RTE_LOG_REGISTER_DEFAULT(logtype, NOTICE);
+thread_local bool log_demoted;
 
 namespace {
 

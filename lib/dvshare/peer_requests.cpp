@@ -134,10 +134,7 @@ void PeerRequests::reclaim(pid_t pid, const std::string &dev)
 void PeerRequests::spawn(Job j)
 {
 	try {
-		std::thread t([this, j] {
-			run_one(j);
-			done(j);
-		});
+		std::thread t([this, j] { done(j, run_one(j)); });
 		pthread_setname_np(t.native_handle(), "dvshare-destroy");
 		t.detach();
 	} catch (const std::system_error &e) {
@@ -149,26 +146,43 @@ void PeerRequests::spawn(Job j)
 	}
 }
 
-void PeerRequests::run_one(const Job &j)
+/* The request's status (0 for a reclaim). */
+int PeerRequests::run_one(const Job &j)
 {
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		auto it = failures_.find(j.pid);
+		log_demoted = j.kind != Kind::Reclaim && it != failures_.end() &&
+			      it->second >= kLoggedFailures;
+	}
+	int rc = 0;
 	try {
 		if (j.kind == Kind::Create)
-			run_create(j);
+			rc = run_create(j);
 		else if (j.kind == Kind::Destroy)
-			run_destroy(j);
+			rc = run_destroy(j);
 		else
 			run_reclaim(j);
 	} catch (const std::bad_alloc &) {
 		DVS_LOG(ERR, "request of pid %d dropped: out of memory", j.pid);
 	}
+	log_demoted = false;
+	return rc;
 }
 
-void PeerRequests::done(const Job &j)
+void PeerRequests::done(const Job &j, int status)
 {
 	std::lock_guard<std::mutex> lock(mu_);
 
-	if (j.kind != Kind::Reclaim && --per_peer_[j.pid] == 0)
+	if (j.kind == Kind::Reclaim) {
+		failures_.erase(j.pid); /* gone or detached: it starts afresh */
+		return;
+	}
+	if (--per_peer_[j.pid] == 0)
 		per_peer_.erase(j.pid);
+	if (status != 0 && ++failures_[j.pid] == kLoggedFailures)
+		DVS_LOG(NOTICE, "pid %d: %u of its requests failed: what the next ones log goes at "
+				"debug level", j.pid, kLoggedFailures);
 }
 
 void PeerRequests::run()
@@ -180,13 +194,12 @@ void PeerRequests::run()
 		Job j = std::move(jobs_.front());
 		jobs_.pop_front();
 		lock.unlock();
-		run_one(j);
-		done(j);
+		done(j, run_one(j));
 		lock.lock();
 	}
 }
 
-void PeerRequests::run_create(const Job &j)
+int PeerRequests::run_create(const Job &j)
 {
 	ReplyMsg rep{};
 
@@ -195,12 +208,13 @@ void PeerRequests::run_create(const Job &j)
 	rep.status = do_create(j, &rep);
 	reply_to(j.pid, rep);
 	if (rep.status != 0)
-		return;
+		return rep.status;
 	fault_point("primary-created");
 	/* The others hear of it after its creator has its answer. */
 	std::shared_ptr<dvshare_dev> d = Library::get().hold(j.create.ibdev);
 	if (d != nullptr)
 		ipc_announce(d.get(), DVSHARE_EVENT_PUBLISHED, j.create.name);
+	return 0;
 }
 
 int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
@@ -269,7 +283,7 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 	return 0;
 }
 
-void PeerRequests::run_destroy(const Job &j)
+int PeerRequests::run_destroy(const Job &j)
 {
 	const DestroyReq &r = j.destroy;
 	ReplyMsg rep{};
@@ -282,6 +296,7 @@ void PeerRequests::run_destroy(const Job &j)
 	else
 		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs), j.pid);
 	reply_to(j.pid, rep);
+	return rep.status;
 }
 
 void PeerRequests::run_reclaim(const Job &j)

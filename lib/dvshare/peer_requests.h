@@ -65,12 +65,12 @@ private:
 	void push(Job j);
 	/* A destroy or reclaim on a thread of its own. */
 	void spawn(Job j);
-	void run_one(const Job &j);
-	void done(const Job &j);
+	int run_one(const Job &j);
+	void done(const Job &j, int status);
 	void run();
-	void run_create(const Job &j);
+	int run_create(const Job &j);
 	int do_create(const Job &j, ReplyMsg *rep);
-	void run_destroy(const Job &j);
+	int run_destroy(const Job &j);
 	void run_reclaim(const Job &j);
 
 	std::mutex mu_;
@@ -80,6 +80,9 @@ private:
 	/* Peers with a create done: only they can own anything to reclaim
 	 * (one whose create is still running checks for itself). */
 	std::set<pid_t> creators_;
+	/* Failed requests per peer: past kLoggedFailures, logged at debug. */
+	static constexpr uint32_t kLoggedFailures = 8;
+	std::map<pid_t, uint32_t> failures_;
 	bool started_ = false;
 };
 

@@ -1027,6 +1027,16 @@ int main(int argc, char **argv)
 		printf("@@ err %d attach mode %s refused\n", rte_errno, mode);
 		return 1;
 	}
+	/* MP_PEER_LOG=<file>: DPDK's log goes there (line by line), for a
+	 * test to count what the library said. */
+	const char *log = getenv("MP_PEER_LOG");
+	if (log != NULL) {
+		FILE *f = fopen(log, "w");
+		if (f == NULL || setvbuf(f, NULL, _IOLBF, 0) != 0 || rte_openlog_stream(f) != 0) {
+			printf("@@ err %d log %s\n", errno, log);
+			return 1;
+		}
+	}
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		printf("@@ err %d eal init: %s\n", rte_errno, rte_strerror(rte_errno));

@@ -364,6 +364,48 @@ static void test_stopped_peer_holds_no_create(void)
 	scene_end(&s);
 }
 
+/* Lines of @path containing @what. */
+static int count_in_file(const char *path, const char *what)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, what) != NULL;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+/* A secondary whose requests keep failing cannot fill the primary's
+ * log: past 8 failures, what its requests log goes at debug level. */
+static void test_failing_requests_log_quietly(void)
+{
+	struct scene s;
+	struct peer *a;
+	char env[160], path[128];
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	snprintf(path, sizeof(path), "/tmp/dvs-quietlog-%d.log", (int)getpid());
+	snprintf(env, sizeof(env), "MP_PEER_LOG=%s", path);
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "quietlog", env), 0);
+	OK(&s.prim, "open %s", dev0);
+	a = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	/* The primary refuses each: CREATE_MKEY is not a create it takes. */
+	for (int i = 0; i < 40; i++)
+		CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s r%d 200", dev0, i), "err 95", 6), 0);
+	/* Still answered, still refused: only the log is quieter. */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s last 200", dev0), "err 95", 6), 0);
+	OK(a, "create %s flowcounter fine", dev0);
+	scene_end(&s);
+	int said = count_in_file(path, "is not one dvshare_obj_create() takes");
+	CU_ASSERT(said >= 1 && said <= 8);
+	CU_ASSERT_EQUAL(count_in_file(path, "of its requests failed"), 1);
+	unlink(path);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_creates),
 	DVS_TEST(test_create_limit),
@@ -371,6 +413,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_creator_killed_before_import),
 	DVS_TEST(test_create_races_primary),
 	DVS_TEST(test_stopped_peer_holds_no_create),
+	DVS_TEST(test_failing_requests_log_quietly),
 	DVS_TEST_END,
 };
 
