@@ -342,6 +342,76 @@ static void test_kill_primary_mid_destroy(void)
 	kill_primary("k-primrev", 1);
 }
 
+/* A secondary's own objects when it dies: one after the primary made its
+ * object and answered, before it imported it (create-reply); one holding
+ * objects another secondary imported and rings. Each is reclaimed with
+ * the destroy protocol: the other secondary lets go (REVOKED), its
+ * doorbell lands in the fence, and the survivors go on. */
+static void test_kill_creator(void)
+{
+	struct scene s;
+	struct peer *a, *b, *dead;
+	char env[64], cmd[64];
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "k-creator"), 0);
+	publish_set(&s);
+	b = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+
+	snprintf(env, sizeof(env), "DVSHARE_FAULT=create-reply");
+	dead = mp_scene_secondary(&s, env);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dead);
+	pid_t dpid = dead->pid;
+	peer_send(dead, "create " DEV " var mine");
+	CU_ASSERT_EQUAL(peer_wait(dead, MP_TIMEOUT_MS), 128 + SIGKILL);
+	snprintf(cmd, sizeof(cmd), "owned " DEV " %d", (int)dpid);
+	for (int i = 0; i < 300 && strcmp(peer_cmd(&s.prim, "%s", cmd), "ok 0") != 0; i++)
+		usleep(10000);
+	REPLY_IS(&s.prim, "ok 0", "%s", cmd);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(b, "lookup " DEV " var mine"), "err 2 ", 6), 0);
+
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	OK(a, "create " DEV " var av");
+	OK(a, "create " DEV " flowcounter ac");
+	REPLY_IS(b, "ok 0", "hold " DEV " var av");
+	long revoked = ok_num(peer_cmd(b, "ev 5"));
+	kill9(a);
+	/* b let go of the VAR it held: asked, and answered. */
+	CU_ASSERT_EQUAL(peer_poll_num(b, "ev 5", revoked + 2), revoked + 2);
+	OK(b, "ringheld 0 0 7"); /* into the fence */
+	OK(b, "releaseheld 0");
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(b, "lookup " DEV " obj ac"), "err 2 ", 6), 0);
+	survivors_work(&s, b);
+	scene_end(&s);
+}
+
+/* The primary dies right after making a secondary's object and answering
+ * (primary-created): the creator has its object or is told ENOTCONN, and
+ * goes on as any orphan does. */
+static void test_kill_primary_after_create(void)
+{
+	struct scene s;
+	struct peer *a;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "k-primcreate", "DVSHARE_FAULT=primary-created"),
+			      0);
+	OK(&s.prim, "open " DEV);
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	const char *r = peer_cmd(a, "create " DEV " flowcounter orphan");
+	CU_ASSERT(is_ok(r) || strncmp(r, "err 107 ", 8) == 0);
+	CU_ASSERT_EQUAL(peer_wait(&s.prim, MP_TIMEOUT_MS), 128 + SIGKILL);
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 7", 1), 1); /* PRIMARY_DIED */
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "create " DEV " flowcounter later"), "err 107 ", 8),
+			0);
+	s.prim.pid = 0;
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(&s), 0);
+	mp_cleanup(s.prefix);
+}
+
 /* ------------------------------------------------------------ security */
 
 static void test_uid_refusal(void)
@@ -671,6 +741,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_kill_secondary_after_ack),
 	DVS_TEST(test_kill_primary_idle),
 	DVS_TEST(test_kill_primary_mid_destroy),
+	DVS_TEST(test_kill_creator),
+	DVS_TEST(test_kill_primary_after_create),
 	DVS_TEST(test_uid_refusal),
 	DVS_TEST(test_registry_write_attempts),
 	DVS_TEST(test_close_is_coordinated),
