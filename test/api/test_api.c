@@ -189,6 +189,21 @@ static void test_sizes(void)
 	 * reaches the device. */
 	dvshare_prm_obj_cmd(in, 0x0400 /* CREATE_CQ */, 0, 0);
 	FAILS_WITH(dvshare_obj_create(dev, "cq", in, 16, out, sizeof(out)), EOPNOTSUPP);
+	/* Create flags: DVSHARE_CREATE_PERSIST or nothing; in the primary,
+	 * which owns what it makes, the flag changes nothing and never
+	 * reaches rdma-core. */
+	dvshare_prm_alloc_pd(in);
+	FAILS_WITH(dvshare_obj_create_flags(dev, "f0", in, 16, out, sizeof(out), 2), EINVAL);
+	struct dvshare_obj *o = dvshare_obj_create_flags(dev, "f1", in, 16, out, sizeof(out),
+							 DVSHARE_CREATE_PERSIST);
+	CU_ASSERT_PTR_NOT_NULL(o);
+	dvshare_obj_release(o);
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, "f1", 1000), 0);
+	struct dvshare_umem *f2 = dvshare_umem_reg(dev, "f2", mem, sizeof(mem),
+						   DVSHARE_CREATE_PERSIST);
+	CU_ASSERT_PTR_NOT_NULL(f2);
+	dvshare_umem_release(f2);
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, "f2", 1000), 0);
 	CU_ASSERT_EQUAL(dvshare_dev_general_cmd(dev, in, 4, out, sizeof(out)), -EINVAL);
 	conf.max_objects = 1u << 30;
 	FAILS_WITH(dvshare_dev_open("sim5", &conf), EINVAL);
