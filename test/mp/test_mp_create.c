@@ -114,6 +114,24 @@ static void test_secondary_creates(void)
 	REPLY_IS(&s.prim, want, "owned %s %d", dev0, (int)a->pid);
 	REPLY_IS(a, want, "owned %s %d", dev0, (int)a->pid); /* every process sees it */
 
+	/* A VIRTIO_NET_Q as DPDK's vdpa driver makes one, from a secondary:
+	 * its command (208 bytes) and its counters' (72) travel in memfds,
+	 * its UMEMs are DPDK memory; the device's PD, TD and TIS it makes
+	 * persistent (they are every process's). */
+	if (var) {
+		OK(a, "create %s obj q9 1 64", dev0);
+		expect_owner(&s, "q9", a->pid);
+		expect_owner(&s, "q9.umem1", a->pid);
+		expect_owner(&s, "pd", 0);
+		expect_owner(&s, "tis", 0);
+		REPLY_IS(b, "ok 1 64 0 0", "query %s q9", dev0);
+		OK(a, "destroyq %s q9 2000", dev0);
+		REPLY_IS(b, "err 2 lookup: No such file or directory", "query %s q9", dev0);
+		OK(&s.prim, "destroy %s tis 2000", dev0);
+		OK(&s.prim, "destroy %s td 2000", dev0);
+		OK(&s.prim, "destroy %s pd 2000", dev0);
+	}
+
 	/* Another secondary imports them like any object. */
 	OK(b, "lookup %s obj c1", dev0);
 	OK(b, "lookup %s umem u1", dev0);

@@ -643,6 +643,10 @@ static void test_show_tables(void)
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "counter sc0 on sim0: flow_counter_id="));
 	send_line(&sec, "umem reg sim0 su0 8192");
 	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "umem su0 on sim0: umem_id="));
+	send_line(&sec, "obj create sim0 sq 1 64");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "obj sq on sim0: VIRTIO_NET_Q obj_id="));
+	send_line(&sec, "query sq");
+	CU_ASSERT_PTR_NOT_NULL(expect_line(&sec, "query sq: obj_id="));
 	send_line(&prim, "show objects sim0");
 	snprintf(row, sizeof(row), "sim0 sc0 counter");
 	CU_ASSERT_PTR_NOT_NULL(expect_row(&prim, row));
