@@ -220,8 +220,8 @@ int PeerRequests::run_create(const Job &j)
 int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 {
 	const CreateReq &r = j.create;
-	/* Only a live secondary attached to the device: one that is gone by
-	 * now has its reclaim queued behind this job, or run before it. */
+	/* Only a live secondary attached to the device (checked again once
+	 * the object is published: it may go meanwhile). */
 	if (!Peers::get().is_attached(j.pid, r.ibdev)) {
 		DVS_LOG(NOTICE, "create of %s refused: pid %d is not attached to %s (or is gone)",
 			r.name, j.pid, r.ibdev);
@@ -243,8 +243,7 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		h = d->var_alloc(r.name, r.arg & ~DVSHARE_CREATE_PERSIST, o);
 	} else if (r.kind == DVSHARE_TYPE_OBJ) {
 		std::vector<uint8_t> out(r.outlen, 0);
-		std::vector<uint8_t> in = j.cmd;
-		h = d->obj_create(r.name, in.data(), in.size(), out.data(), out.size(), o);
+		h = d->obj_create(r.name, j.cmd.data(), j.cmd.size(), out.data(), out.size(), o);
 		rep->outlen = std::min<uint32_t>(r.outlen, kCreateOutMax);
 		memcpy(rep->out, out.data(), rep->outlen);
 	} else {
