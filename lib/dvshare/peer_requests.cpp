@@ -23,11 +23,6 @@ namespace dvs {
 
 namespace {
 
-const char *kind_str(uint32_t kind)
-{
-	return type_str(kind);
-}
-
 /* Drop the reference a create hands its caller: the primary keeps the
  * object in its store, the secondary imports its own. */
 void drop(dvshare_dev *d, Handle *h)
@@ -58,19 +53,23 @@ void reply_to(pid_t pid, const ReplyMsg &rep)
 			strerror(-rc));
 }
 
+bool PeerRequests::answerable(pid_t pid)
+{
+	if (Peers::get().backlog(pid) < Peers::kQueueMax)
+		return true;
+	Library::get().refused("request", "pid " + std::to_string(pid) +
+					  " does not read its channel");
+	return false;
+}
+
 /* One more request of @pid, unless it has too many under way: then it is
  * answered -EAGAIN now (a secondary waits for each of its own, so only a
  * hostile one or many threads get there). Called on the interrupt
  * thread, which also reads the peer's channel: no lock of Peers held. */
 bool PeerRequests::admit(pid_t pid, uint32_t seq)
 {
-	/* One that does not read what it is told gets no more work done:
-	 * its answers would pile up here (replies are never dropped). */
-	if (Peers::get().backlog(pid) >= Peers::kQueueMax) {
-		Library::get().refused("request", "pid " + std::to_string(pid) +
-							  " does not read its channel");
+	if (!answerable(pid))
 		return false;
-	}
 	{
 		std::lock_guard<std::mutex> lock(mu_);
 		if (per_peer_[pid] < kPerPeer) {
@@ -276,7 +275,7 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		d->adopt(j.pid); /* nothing counts against a pid that is gone */
 		return -ENODEV;
 	}
-	DVS_LOG(INFO, "%s: %s %s created for pid %d (%s)", d->name().c_str(), kind_str(r.kind),
+	DVS_LOG(INFO, "%s: %s %s created for pid %d (%s)", d->name().c_str(), type_str(r.kind),
 		r.name, j.pid, o.owner != 0 ? "its own" : "persistent: the primary's");
 	drop(d.get(), h);
 	return 0;

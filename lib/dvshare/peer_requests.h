@@ -40,6 +40,10 @@ public:
 	static constexpr unsigned int kDestroyTimeoutMaxMs = 10000;
 
 	static PeerRequests &get();
+	/* May @pid be answered? Not while it does not read its channel: its
+	 * answers would pile up in the primary (answers are never dropped).
+	 * A refusal is counted. Interrupt thread, no Peers lock held. */
+	static bool answerable(pid_t pid);
 
 	/* From @pid's channel (the interrupt thread): queue its request. A
 	 * create's command (OBJ) is @cmd, copied out of its memfd. */

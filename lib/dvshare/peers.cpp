@@ -370,11 +370,11 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		cmd.assign(r.cmd, r.cmd + r.inlen);
 	else if (r.kind == DVSHARE_TYPE_OBJ &&
 		 read_command((*fds)[0].get(), r.inlen, &cmd, &why) != 0) {
-		/* Answered (the request itself was well formed), unless it
-		 * does not read what it is told: no answer piles up for it. */
-		lib.refused("create request", why + ", " + from);
-		if (backlog(c->pid) >= kQueueMax)
+		/* Answered (the request itself was well formed), under the
+		 * bound every answer has; refused and counted once either way. */
+		if (!PeerRequests::answerable(c->pid))
 			return;
+		lib.refused("create request", why + ", " + from);
 		ReplyMsg rep{};
 		rep.hdr = mp_hdr();
 		rep.seq = r.seq;
