@@ -17,6 +17,7 @@
 #ifndef DVS_SIM_H
 #define DVS_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_compat.h>
@@ -51,6 +52,21 @@ extern "C" {
 #define DVS_SIM_UMEM_A2 16u
 #define DVS_SIM_UMEM_B2 4096u
 #define DVS_SIM_LOG_MAX_PD 18u
+#define DVS_SIM_LOG_MAX_MKEY 17u     /**< log_max_mkey: the object table's size */
+#define DVS_SIM_LOG_MAX_KLM 3u       /**< log_maxklm_list_size: 8 entries per indirect mkey */
+
+/**
+ * error_type the sim's device gives a queue it moves to ERR (the values
+ * are the sim's own: firmware's are not public; tests on a NIC look at
+ * the state and the counters only). Each comes with its VIRTIO_Q_COUNTERS
+ * counter.
+ */
+enum dvs_sim_vq_error {
+	DVS_SIM_VQ_ERR_BAD_DESC = 1,         /**< bad_desc_errors: index past the ring, INDIRECT,
+						  wrong direction, avail jump, no room for the header */
+	DVS_SIM_VQ_ERR_EXCEED_MAX_CHAIN = 2, /**< exceed_max_chain: a chain longer than the ring */
+	DVS_SIM_VQ_ERR_INVALID_BUFFER = 3,   /**< invalid_buffer: outside the key, or without the right */
+};
 
 /** Value of an idle doorbell register; a store of it is not a kick. */
 #define DVS_SIM_DB_IDLE 0xffffffffu
@@ -84,6 +100,12 @@ enum dvs_sim_syndrome {
 	DVS_SIM_SYND_BAD_TD = 0x5d000010,         /**< BAD_PARAM: no such transport domain */
 	DVS_SIM_SYND_BAD_TIS = 0x5d000011,        /**< BAD_PARAM: queue's tisn_or_qpn names no TIS */
 	DVS_SIM_SYND_BAD_COUNTERS = 0x5d000012,   /**< BAD_PARAM: counter_set_id names no counters */
+	DVS_SIM_SYND_BAD_MKEY = 0x5d000013,       /**< BAD_PARAM: virtio_q_mkey names no live key */
+	DVS_SIM_SYND_BAD_MKEY_RANGE = 0x5d000014, /**< BAD_PARAM: a key's range outside what it maps */
+	DVS_SIM_SYND_BAD_MKEY_ACCESS = 0x5d000015,/**< BAD_PARAM: lw over a UMEM not writable */
+	DVS_SIM_SYND_BAD_KLM = 0x5d000016,        /**< BAD_PARAM: a KLM entry names no direct key on the PD */
+	DVS_SIM_SYND_BAD_RINGS = 0x5d000017,      /**< BAD_PARAM: RDY with a ring outside the key or misaligned */
+	DVS_SIM_SYND_INDEX_TAKEN = 0x5d000018,    /**< BAD_PARAM: RDY with the index another live queue holds */
 };
 
 /** The sim's call table (always complete). */
@@ -148,7 +170,12 @@ void dvs_sim_fail_next_destroy(int err);
 __rte_internal
 int dvs_sim_cmd_status_errno(uint8_t status);
 
-/** Device engine: turns doorbell stores into per-page kick counts. */
+/**
+ * Device engine: turns doorbell stores into per-page kick counts, and
+ * serves the VIRTIO_NET_Q queues the kicks name (sim_datapath.h): each
+ * TX queue's packets go to its RX queue. It reaches a queue's memory
+ * only in the process that registered the queue's UMEMs.
+ */
 struct dvs_sim_engine;
 
 /**
@@ -165,13 +192,64 @@ void dvs_sim_engine_destroy(struct dvs_sim_engine *engine);
 /**
  * One pass over every VAR page a VAR owns: its doorbell register (at
  * DVS_SIM_DB_OFFSET) is taken with an atomic exchange when it holds a
- * value other than DVS_SIM_DB_IDLE, and counted. Two stores landing
+ * value other than DVS_SIM_DB_IDLE, and counted; the value arms that
+ * queue index. Then every armed queue is served. Two stores landing
  * between passes are seen as one kick with the last value (a NIC sees
  * both: see doc/sim.md).
  * @return the number of kicks seen in this pass.
  */
 __rte_internal
 unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine);
+
+/** Non-zero while a queue is armed: the engine has work, or polls one. */
+__rte_internal
+int dvs_sim_engine_active(const struct dvs_sim_engine *engine);
+
+/** What an engine did since it was created. */
+struct dvs_sim_engine_stats {
+	uint64_t kicks;       /**< doorbells seen */
+	uint64_t packets;     /**< packets put in an RX buffer */
+	uint64_t octets;      /**< their bytes, without the virtio-net header */
+	uint64_t dropped;     /**< packets sent but not delivered (no RX queue ready,
+				   no buffer, one too small) */
+	uint64_t errors;      /**< queues moved to ERR */
+	uint64_t unreachable; /**< times a queue's memory was another process's */
+};
+
+/** Read an engine's stats (any thread; each value read atomically). */
+__rte_internal
+void dvs_sim_engine_stats(const struct dvs_sim_engine *engine, struct dvs_sim_engine_stats *st);
+
+/**
+ * The sim's steering (its own rule: a NIC steers with RQT/TIR and flow
+ * rules): TX queue index @p tx_index (odd) delivers to RX queue index
+ * @p rx_index (even; UINT16_MAX: its default, tx_index - 1), and flow
+ * counter @p flow_counter_id (0: none) counts its packets and octets.
+ * Kept across the queues' re-creation; a destroyed counter is dropped.
+ * @return 0; -EINVAL (bad context or index); -ENOENT (no such counter).
+ */
+__rte_internal
+int dvs_sim_steer(struct ibv_context *ctx, uint16_t tx_index, uint16_t rx_index,
+		  uint32_t flow_counter_id);
+
+/**
+ * Per queue index: doorbells that named it, and packets steered to it
+ * and dropped. @return 0 or -EINVAL.
+ */
+__rte_internal
+int dvs_sim_vq_stats(struct ibv_context *ctx, uint16_t index, uint64_t *kicks,
+		     uint64_t *rx_dropped);
+
+/**
+ * The memory [@p addr, @p addr + @p len) of this process is going away
+ * (DPDK frees its pages): every UMEM this process registered over it is
+ * fenced, the device reaching it no more, and the queues using it go to
+ * ERR (invalid_buffer) instead of touching unmapped memory. A NIC, which
+ * pinned the pages, would go on writing them (doc/sim.md).
+ * @return how many UMEMs were fenced, or -EINVAL.
+ */
+__rte_internal
+int dvs_sim_umem_fence(struct ibv_context *ctx, const void *addr, size_t len);
 
 /**
  * Run dvs_sim_engine_poll() on a thread of its own until stopped.

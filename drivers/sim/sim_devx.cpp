@@ -107,6 +107,8 @@ uint64_t cmd_enc_id(const uint8_t *in)
 			      dvshare_prm_get32(in, 8));
 	case DVSHARE_PRM_CMD_QUERY_FLOW_COUNTER:
 		return enc_id(DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, 0, dvshare_prm_get32(in, 28));
+	case DVSHARE_PRM_CMD_QUERY_MKEY: /* query_mkey_in.mkey_index */
+		return enc_id(DVSHARE_PRM_CMD_CREATE_MKEY, 0, dvshare_prm_get24(in, 9));
 	case DVSHARE_PRM_CMD_QUERY_TIS:
 	case 0x0913: /* MODIFY_TIS */
 		return enc_id(DVSHARE_PRM_CMD_CREATE_TIS, 0, dvshare_prm_get24(in, 9));
@@ -160,6 +162,26 @@ Stamped stamp(const void *in, size_t inlen, void *out, size_t outlen, uint16_t u
 	memset(out, 0, outlen);
 	s.cmd = { s.in.data(), inlen, static_cast<uint8_t *>(out), outlen };
 	return s;
+}
+
+/* devx_handle_mkey_create: a CREATE_MKEY shorter than its mkc is EINVAL
+ * (bad_mkey_create); every mode but the indirect ones (KLM, KSM) gets
+ * mkey_umem_valid, so the firmware takes a direct key's translations
+ * from the UMEM (set_umem_valid). */
+bool bad_mkey_create(const uint8_t *in, size_t inlen)
+{
+	return dvshare_prm_opcode(in) == DVSHARE_PRM_CMD_CREATE_MKEY &&
+	       inlen < DVSHARE_PRM_MKEY_MKC + 64;
+}
+
+void set_umem_valid(std::vector<uint8_t> &in)
+{
+	if (dvshare_prm_opcode(in.data()) != DVSHARE_PRM_CMD_CREATE_MKEY)
+		return;
+	uint8_t mode = static_cast<uint8_t>((in[DVSHARE_PRM_MKEY_MODE_4_2] >> 2 & 0x7) << 2 |
+					    (in[DVSHARE_PRM_MKEY_ACCESS] & 0x3));
+	if (mode != DVSHARE_PRM_MKEY_MODE_KLM && mode != DVSHARE_PRM_MKEY_MODE_KSM)
+		in[DVSHARE_PRM_MKEY_UMEM_VALID] |= 0x40;
 }
 
 /* The reply of a firmware command to the caller: 0 or EREMOTEIO. */
@@ -227,7 +249,7 @@ struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
 	int rc = get_uid(sc, cmd, &uid);
 	if (rc != 0)
 		return fail_null<struct mlx5dv_devx_obj>(-rc);
-	if (!is_create(cmd))
+	if (!is_create(cmd) || bad_mkey_create(cmd, inlen))
 		return fail_null<struct mlx5dv_devx_obj>(EINVAL);
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
@@ -239,6 +261,7 @@ struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
 		return fail_null<struct mlx5dv_devx_obj>(ENOMEM);
 	Kobj *k = t.at(handle);
 	Stamped s = stamp(in, inlen, out, outlen, uid);
+	set_umem_valid(s.in);
 	if (finish(s.cmd, fw_create(sc->ufile, handle, *k, s.cmd)) != 0) {
 		t.remove(handle);
 		return fail_null<struct mlx5dv_devx_obj>(EREMOTEIO);

@@ -4,7 +4,9 @@
  * the doorbell register of every VAR page a VAR owns (at the in-page
  * doorbell offset the caps report) with an atomic exchange against
  * DVS_SIM_DB_IDLE, so a repeated store of the same value is still a new
- * kick; stores between two passes coalesce into one.
+ * kick; stores between two passes coalesce into one. A kick arms the
+ * queue index it carries, and the data path (sim_datapath.cpp) serves
+ * the armed queues.
  */
 #include <atomic>
 #include <memory>
@@ -14,55 +16,13 @@
 #include <unistd.h>
 
 #include "sim_context.h"
-
-namespace dvs::sim {
-
-namespace {
-
-constexpr uint32_t kDbWord = DVS_SIM_DB_OFFSET / 4;
-
-bool owned(const PageState &ps)
-{
-	return std::atomic_ref<const uint32_t>(ps.use).load(std::memory_order_acquire) ==
-	       static_cast<uint32_t>(PageUse::Owned);
-}
-
-unsigned int poll_page(const Ufile &u, uint32_t page_id)
-{
-	PageState &ps = u.page(page_id);
-	std::atomic_ref<uint32_t> reg(u.var_words(page_id)[kDbWord]);
-
-	/* A plain load first: an idle register costs no bus lock. */
-	if (reg.load(std::memory_order_relaxed) == DVS_SIM_DB_IDLE)
-		return 0;
-	uint32_t v = reg.exchange(DVS_SIM_DB_IDLE, std::memory_order_acquire);
-	if (v == DVS_SIM_DB_IDLE)
-		return 0;
-	std::atomic_ref<uint64_t>(ps.kicks).fetch_add(1, std::memory_order_relaxed);
-	std::atomic_ref<uint32_t>(ps.last).store(v, std::memory_order_relaxed);
-	return 1;
-}
-
-/* Any doorbell of an owned page not idle? Plain loads, no lock: an idle
- * pass (the common case on a busy-polling service core) never touches
- * the ufile lock other processes' control calls need. */
-bool any_pending(const Ufile &u)
-{
-	for (uint32_t p = 0; p < kVarPages; p++)
-		if (owned(u.page(p)) &&
-		    __atomic_load_n(&u.var_words(p)[kDbWord], __ATOMIC_RELAXED) != DVS_SIM_DB_IDLE)
-			return true;
-	return false;
-}
-
-} // namespace
-
-} // namespace dvs::sim
+#include "sim_datapath.h"
 
 using namespace dvs::sim;
 
 struct dvs_sim_engine {
 	Ufile ufile; /* its own fd and mapping: outlives the creating context */
+	std::unique_ptr<DataPath> dp;
 	std::atomic<bool> run{false};
 	std::thread thread;
 	std::atomic<uint64_t> kicks{0};
@@ -87,6 +47,7 @@ struct dvs_sim_engine *dvs_sim_engine_create(struct ibv_context *ctx)
 	rc = e->ufile.map_var_area();
 	if (rc != 0)
 		return fail_null<struct dvs_sim_engine>(-rc);
+	e->dp = std::make_unique<DataPath>(e->ufile);
 	return e.release();
 }
 
@@ -100,19 +61,28 @@ void dvs_sim_engine_destroy(struct dvs_sim_engine *engine)
 
 unsigned int dvs_sim_engine_poll(struct dvs_sim_engine *engine)
 {
-	const Ufile &u = engine->ufile;
-	unsigned int kicks = 0;
+	unsigned int kicks = engine->dp->pass();
 
-	if (!any_pending(u))
-		return 0;
-	/* Under the ufile lock, a page cannot be freed and handed to a new
-	 * owner halfway through a pass, so no kick lands on the wrong page. */
-	UfileLock lock(u.hdr());
-	for (uint32_t p = 0; p < kVarPages; p++)
-		if (owned(u.page(p)))
-			kicks += poll_page(u, p);
-	engine->kicks.fetch_add(kicks, std::memory_order_relaxed);
+	if (kicks != 0)
+		engine->kicks.fetch_add(kicks, std::memory_order_relaxed);
 	return kicks;
+}
+
+int dvs_sim_engine_active(const struct dvs_sim_engine *engine)
+{
+	return engine->dp->active();
+}
+
+void dvs_sim_engine_stats(const struct dvs_sim_engine *engine, struct dvs_sim_engine_stats *st)
+{
+	const DpCounts &c = engine->dp->counts();
+
+	st->kicks = c.kicks;
+	st->packets = c.packets;
+	st->octets = c.octets;
+	st->dropped = c.dropped;
+	st->errors = c.errors;
+	st->unreachable = c.unreachable;
 }
 
 int dvs_sim_engine_start(struct dvs_sim_engine *engine, unsigned int interval_us)

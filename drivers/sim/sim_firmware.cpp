@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "dvs_sim.h"
+#include "sim_datapath.h"
 
 namespace dvs::sim {
 
@@ -18,6 +19,8 @@ void put_general_caps(const Ufile &u, uint8_t *cap)
 {
 	dvshare_prm_put16(cap, DVSHARE_PRM_CAP_VHCA_ID, static_cast<uint16_t>(u.hdr()->dev_index));
 	dvshare_prm_put8(cap, DVSHARE_PRM_CAP_LOG_MAX_PD, DVS_SIM_LOG_MAX_PD);
+	dvshare_prm_put8(cap, DVSHARE_PRM_CAP_LOG_MAX_MKEY, DVS_SIM_LOG_MAX_MKEY);
+	dvshare_prm_put8(cap, DVSHARE_PRM_CAP_LOG_MAX_KLM_LIST_SIZE, DVS_SIM_LOG_MAX_KLM);
 	/* No bulk counters: flow_counter_bulk_alloc and its log stay 0. */
 	dvshare_prm_put64(cap, DVSHARE_PRM_CAP_GENERAL_OBJ_TYPES,
 			  1ull << DVSHARE_PRM_OBJ_VIRTIO_NET_Q |
@@ -131,6 +134,8 @@ FwStatus fw_create(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c)
 	switch (op) {
 	case DVSHARE_PRM_CMD_ALLOC_PD:
 		return alloc_pd(u, handle, k, c);
+	case DVSHARE_PRM_CMD_CREATE_MKEY:
+		return mkey_create(u, handle, k, c);
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
 		return alloc_flow_counter(u, handle, k, c);
 	case DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN:
@@ -168,21 +173,23 @@ FwStatus fw_query(const Ufile &, Kobj &k, const FwCmd &c)
 		return query_flow_counter(k, c);
 	case DVSHARE_PRM_CMD_CREATE_TIS:
 		return query_tis(k, c);
+	case DVSHARE_PRM_CMD_CREATE_MKEY:
+		return mkey_query(k, c);
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
 		return k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q ? virtq_query(k, c)
-								   : virtq_counters_query(c);
+								   : virtq_counters_query(k, c);
 	default:
 		return fw_error(DVSHARE_PRM_STATUS_BAD_OP, DVS_SIM_SYND_BAD_OPCODE);
 	}
 }
 
-FwStatus fw_modify(const Ufile &, Kobj &k, const FwCmd &c)
+FwStatus fw_modify(const Ufile &u, Kobj &k, const FwCmd &c)
 {
 	if (c.outlen < DVSHARE_PRM_HDR_SIZE)
 		return fw_error(DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN, DVS_SIM_SYND_OUTPUT_LEN);
 	if (k.create_op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT &&
 	    k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q)
-		return virtq_modify(k, c);
+		return virtq_modify(u, k, c);
 	return fw_error(DVSHARE_PRM_STATUS_BAD_OP, DVS_SIM_SYND_BAD_OPCODE);
 }
 
@@ -195,9 +202,13 @@ FwStatus fw_destroy(const Ufile &u, Kobj &k)
 	switch (k.create_op) {
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
 		drop_ref(u, k.ref_pd, DVSHARE_PRM_CMD_ALLOC_PD, 0);
+		dp_forget_counter(u, k.id);
 		return {};
 	case DVSHARE_PRM_CMD_CREATE_TIS:
 		drop_ref(u, k.ref_td, DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN, 0);
+		return {};
+	case DVSHARE_PRM_CMD_CREATE_MKEY:
+		mkey_release(u, k);
 		return {};
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
 		if (k.obj_type == DVSHARE_PRM_OBJ_VIRTIO_NET_Q)

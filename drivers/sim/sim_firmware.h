@@ -6,8 +6,8 @@
  * kernel layer turns a status other than OK into errno EREMOTEIO (or,
  * for the destroy commands the kernel issues itself, into the errno
  * mlx5_cmd_exec would give). Objects modelled: PD, flow counter,
- * transport domain, TIS, VIRTIO_NET_Q and VIRTIO_Q_COUNTERS; device
- * command: QUERY_HCA_CAP. Callers hold the ufile lock.
+ * memory key, transport domain, TIS, VIRTIO_NET_Q and VIRTIO_Q_COUNTERS;
+ * device command: QUERY_HCA_CAP. Callers hold the ufile lock.
  */
 #ifndef DVS_SIM_FIRMWARE_H
 #define DVS_SIM_FIRMWARE_H
@@ -63,9 +63,52 @@ void fw_reply(const FwCmd &c, FwStatus s);
 /* VIRTIO_NET_Q, in sim_fw_virtq.cpp. */
 FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c);
 FwStatus virtq_query(Kobj &k, const FwCmd &c);
-FwStatus virtq_modify(Kobj &k, const FwCmd &c);
+FwStatus virtq_modify(const Ufile &u, Kobj &k, const FwCmd &c);
 /* Drop the references of a queue being destroyed (UMEMs, PD, TIS, counters). */
 void virtq_release(const Ufile &u, Kobj &k);
+
+/* Memory keys, in sim_fw_mkey.cpp. An mkey object's context (Kobj::ctx). */
+constexpr uint32_t kMaxKlm = 1u << DVS_SIM_LOG_MAX_KLM; /* KLM entries of an indirect key */
+struct MkeyCtx {
+	uint8_t mode;           /* DVSHARE_PRM_MKEY_MODE_MTT or _KLM */
+	uint8_t lr, lw, rr, rw;
+	uint8_t key;            /* mkey_7_0 */
+	uint8_t log_page_size;
+	uint8_t nklm;           /* KLM: entries kept (the empty ones dropped) */
+	uint32_t pd;
+	uint32_t qpn;
+	uint32_t umem_id;       /* MTT: the UMEM */
+	uint32_t translations;  /* translations_octword_size, as given */
+	uint64_t start, len;
+	uint64_t umem_off;      /* MTT: UMEM byte of @start */
+	struct {
+		uint32_t byte_count;
+		uint32_t mkey;      /* a direct key */
+		uint64_t address;   /* in that key's range */
+	} klm[kMaxKlm];
+};
+MkeyCtx &mkey_ctx(Kobj &k);
+const MkeyCtx &mkey_ctx(const Kobj &k);
+/* The live key whose value (mkey_index << 8 | mkey_7_0) is @mkey, or nullptr. */
+Kobj *find_mkey(const Ufile &u, uint32_t mkey);
+FwStatus mkey_create(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);
+FwStatus mkey_query(Kobj &k, const FwCmd &c);
+/* Drop what a key being destroyed holds (PD, UMEM, the keys it names). */
+void mkey_release(const Ufile &u, Kobj &k);
+
+/* A piece of a key's range and the UMEM bytes behind it. */
+struct MemPiece {
+	uint64_t lo, hi;        /* [lo, hi) of the key's addresses */
+	const Kobj *umem;       /* the UMEM */
+	uint64_t umem_off;      /* its byte at @lo */
+	bool read, write;       /* what the device may do there (lr, lw) */
+};
+/* The pieces of key @k, in address order: 0 when a UMEM or key it names
+ * is gone (never, while it holds them). At most kMaxKlm. */
+int mkey_pieces(const Ufile &u, const Kobj &k, MemPiece *out);
+/* Does key @k map [@addr, @addr + @len) in one piece, readable (and
+ * writable when @write)? */
+bool mkey_holds(const Ufile &u, const Kobj &k, uint64_t addr, uint64_t len, bool write);
 
 /* A live PD with id @pd, or nullptr. */
 Kobj *find_pd(const Ufile &u, uint32_t pd);
@@ -80,7 +123,19 @@ FwStatus alloc_td(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);
 FwStatus create_tis(const Ufile &u, uint32_t handle, Kobj &k, const FwCmd &c);
 FwStatus query_tis(Kobj &k, const FwCmd &c);
 FwStatus virtq_counters_create(const FwCmd &c);
-FwStatus virtq_counters_query(const FwCmd &c);
+FwStatus virtq_counters_query(const Kobj &k, const FwCmd &c);
+
+/* A VIRTIO_Q_COUNTERS object's values (Kobj::ctx), which the data path
+ * counts. */
+struct QCounters {
+	uint64_t received_desc;
+	uint64_t completed_desc;
+	uint32_t error_cqes;
+	uint32_t bad_desc_errors;
+	uint32_t exceed_max_chain;
+	uint32_t invalid_buffer;
+};
+QCounters &qcounters(Kobj &k);
 
 } // namespace dvs::sim
 

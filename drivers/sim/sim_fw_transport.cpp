@@ -74,18 +74,32 @@ FwStatus query_tis(Kobj &k, const FwCmd &c)
 	return {};
 }
 
+QCounters &qcounters(Kobj &k)
+{
+	static_assert(sizeof(QCounters) <= sizeof(k.ctx));
+	return *reinterpret_cast<QCounters *>(k.ctx);
+}
+
 FwStatus virtq_counters_create(const FwCmd &c)
 {
-	/* The sim moves no descriptors: the counters stay 0. */
+	/* The counters start at 0 (the slot's context is zeroed); the data
+	 * path counts the queue's descriptors into them. */
 	if (c.inlen < DVSHARE_PRM_HDR_SIZE)
 		return fw_error(DVSHARE_PRM_STATUS_BAD_INPUT_LEN, DVS_SIM_SYND_INPUT_LEN);
 	return {};
 }
 
-FwStatus virtq_counters_query(const FwCmd &c)
+FwStatus virtq_counters_query(const Kobj &k, const FwCmd &c)
 {
 	if (c.outlen < DVSHARE_PRM_VIRTQ_COUNTERS_SIZE)
 		return fw_error(DVSHARE_PRM_STATUS_BAD_OUTPUT_LEN, DVS_SIM_SYND_OUTPUT_LEN);
+	const QCounters &q = qcounters(const_cast<Kobj &>(k));
+	dvshare_prm_put64(c.out, DVSHARE_PRM_VQC_RECEIVED_DESC, q.received_desc);
+	dvshare_prm_put64(c.out, DVSHARE_PRM_VQC_COMPLETED_DESC, q.completed_desc);
+	dvshare_prm_put32(c.out, DVSHARE_PRM_VQC_ERROR_CQES, q.error_cqes);
+	dvshare_prm_put32(c.out, DVSHARE_PRM_VQC_BAD_DESC_ERRORS, q.bad_desc_errors);
+	dvshare_prm_put32(c.out, DVSHARE_PRM_VQC_EXCEED_MAX_CHAIN, q.exceed_max_chain);
+	dvshare_prm_put32(c.out, DVSHARE_PRM_VQC_INVALID_BUFFER, q.invalid_buffer);
 	return {};
 }
 

@@ -8,11 +8,20 @@
  * umem_N_buffer_param_a * queue_size + umem_N_buffer_param_b bytes, a
  * power-of-two queue size, an index below max_num_virtio_queues, and only
  * the features the virtio emulation caps offer. The object keeps the
- * 192-byte virtio_net_q context as the device reports it on query.
+ * 192-byte virtio_net_q context as the device reports it on query; the
+ * data path (sim_datapath.cpp) moves its hardware indexes, state and
+ * error_type there.
+ *
+ * The queue holds the key virtio_q_mkey names. It goes RDY only with a
+ * live key on its own PD through which the three rings are readable (the
+ * used ring writable), each in one piece of the key and aligned as the
+ * virtio spec (1.1, 2.6) requires of a split ring: the descriptor table
+ * on 16 bytes, the available ring on 2, the used ring on 4.
  */
 #include <cstring>
 
 #include "dvs_sim.h"
+#include "sim_datapath.h"
 #include "sim_firmware.h"
 
 namespace dvs::sim {
@@ -85,6 +94,51 @@ void take(Kobj &k, const uint8_t *in, size_t off, size_t len)
 	memcpy(field(k, off), in + off, len);
 }
 
+/* Hold key @mkey (0: none) for queue @k, dropping the one it held. */
+FwStatus hold_mkey(const Ufile &u, Kobj &k, uint32_t mkey)
+{
+	Kobj *key = mkey != 0 ? find_mkey(u, mkey) : nullptr;
+
+	if (mkey != 0 && key == nullptr)
+		return bad_param(DVS_SIM_SYND_BAD_MKEY);
+	if (key != nullptr)
+		key->users++;
+	Kobj *old = k.ref_mkey != 0 ? find_mkey(u, k.ref_mkey) : nullptr;
+	if (old != nullptr && old->users > 0)
+		old->users--;
+	k.ref_mkey = mkey;
+	return {};
+}
+
+/* The rings of @q readable through its key, the used ring writable, each
+ * aligned as virtio 1.1 2.6 asks (split ring sizes: 16 * n, 6 + 2 * n,
+ * 6 + 8 * n bytes). */
+bool rings_ok(const Ufile &u, const dvshare_prm_virtq &q, const Kobj &key)
+{
+	const uint64_t n = q.queue_size;
+
+	if (q.desc_addr % 16 != 0 || q.available_addr % 2 != 0 || q.used_addr % 4 != 0)
+		return false;
+	return mkey_holds(u, key, q.desc_addr, 16 * n, false) &&
+	       mkey_holds(u, key, q.available_addr, 6 + 2 * n, false) &&
+	       mkey_holds(u, key, q.used_addr, 6 + 8 * n, true);
+}
+
+/* Can @q (as it will be) go RDY? */
+FwStatus ready_check(const Ufile &u, const Kobj &k, const dvshare_prm_virtq &q)
+{
+	if (q.mkey == 0)
+		return bad_param(DVS_SIM_SYND_NO_MKEY);
+	const Kobj *key = find_mkey(u, q.mkey);
+	if (key == nullptr || mkey_ctx(*key).pd != q.pd)
+		return bad_param(DVS_SIM_SYND_BAD_MKEY);
+	if (!rings_ok(u, q, *key))
+		return bad_param(DVS_SIM_SYND_BAD_RINGS);
+	if (!dp_can_bind(u, q.queue_index, u.table().handle_of(k)))
+		return bad_param(DVS_SIM_SYND_INDEX_TAKEN);
+	return {};
+}
+
 } // namespace
 
 FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c)
@@ -120,6 +174,10 @@ FwStatus virtq_create(const Ufile &u, Kobj &k, const FwCmd &c)
 		if (counters == nullptr)
 			return bad_param(DVS_SIM_SYND_BAD_COUNTERS);
 	}
+	k.ref_mkey = 0;
+	FwStatus s = hold_mkey(u, k, q.mkey);
+	if (!s.ok())
+		return s;
 	memcpy(k.ctx, c.in + kCtxOff, sizeof(k.ctx));
 	memset(k.ctx, 0, 8); /* modify_field_select is not state */
 	pd->users++;
@@ -144,7 +202,7 @@ FwStatus virtq_query(Kobj &k, const FwCmd &c)
 	return {};
 }
 
-FwStatus virtq_modify(Kobj &k, const FwCmd &c)
+FwStatus virtq_modify(const Ufile &u, Kobj &k, const FwCmd &c)
 {
 	dvshare_prm_virtq cur, want;
 
@@ -167,13 +225,29 @@ FwStatus virtq_modify(Kobj &k, const FwCmd &c)
 	if ((sel & DVSHARE_PRM_VIRTQ_MODIFY_EVENT_MODE) &&
 	    want.event_mode != DVSHARE_PRM_VIRTQ_EVENT_NO_MSIX)
 		return bad_param(DVS_SIM_SYND_UNSUPPORTED);
+	/* The queue as the modify would leave it. */
+	dvshare_prm_virtq after = cur;
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY)
+		after.mkey = want.mkey;
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_ADDR) {
+		after.desc_addr = want.desc_addr;
+		after.used_addr = want.used_addr;
+		after.available_addr = want.available_addr;
+	}
+	if ((sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY) && want.mkey != 0 &&
+	    find_mkey(u, want.mkey) == nullptr)
+		return bad_param(DVS_SIM_SYND_BAD_MKEY);
 	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_STATE) {
 		if (!transition_ok(cur.state, want.state))
 			return bad_param(DVS_SIM_SYND_BAD_STATE);
-		uint32_t mkey = (sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY) ? want.mkey : cur.mkey;
-		if (want.state == DVSHARE_PRM_VIRTQ_STATE_RDY && mkey == 0)
-			return bad_param(DVS_SIM_SYND_NO_MKEY);
+		if (want.state == DVSHARE_PRM_VIRTQ_STATE_RDY) {
+			FwStatus s = ready_check(u, k, after);
+			if (!s.ok())
+				return s;
+		}
 	}
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY)
+		hold_mkey(u, k, want.mkey);
 	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_ADDR)
 		take(k, c.in, DVSHARE_PRM_VIRTQ_DESC_ADDR, 24);
 	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX)
@@ -186,13 +260,26 @@ FwStatus virtq_modify(Kobj &k, const FwCmd &c)
 			(c.in[DVSHARE_PRM_VIRTQ_VERSION] & 0x40);
 	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY)
 		take(k, c.in, DVSHARE_PRM_VIRTQ_MKEY, 4);
-	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_STATE)
+	if (sel & DVSHARE_PRM_VIRTQ_MODIFY_STATE) {
 		*field(k, DVSHARE_PRM_VIRTQ_STATE) = want.state;
+		if (want.state == DVSHARE_PRM_VIRTQ_STATE_RDY)
+			dp_bind(u, cur.queue_index, u.table().handle_of(k));
+	}
+	/* A queue the data path serves is frozen outside RDY, and its
+	 * translations may have changed: the engine looks again. */
+	dp_changed(u);
 	return {};
 }
 
 void virtq_release(const Ufile &u, Kobj &k)
 {
+	dvshare_prm_virtq q;
+	uint8_t stored[DVSHARE_PRM_VIRTQ_SIZE] = {};
+
+	memcpy(stored + kCtxOff, k.ctx, sizeof(k.ctx));
+	dvshare_prm_virtq_parse(stored, &q);
+	dp_unbind(u, q.queue_index, u.table().handle_of(k));
+	hold_mkey(u, k, 0);
 	for (uint32_t id : k.ref_umem) {
 		Kobj *m = u.table().by_id(id, KobjType::Umem);
 		if (m != nullptr && m->users > 0)

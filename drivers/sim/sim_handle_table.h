@@ -46,6 +46,8 @@ public:
 	/* The live object of @type whose firmware id is @id, or nullptr. */
 	Kobj *by_id(uint32_t id, KobjType type) const;
 
+	/* The handle of object @k (a slot of this table). */
+	uint32_t handle_of(const Kobj &k) const { return static_cast<uint32_t>(&k - slots_); }
 	/* Kill the object behind @handle (which must be live). */
 	void remove(uint32_t handle);
 

@@ -12,6 +12,8 @@
  *   + kPagesOff      PageState[kVarPages]: VAR page bookkeeping
  *   + kMapsOff       MapRec[kMapsPerPage][kVarPages]: who maps each page
  *   + kEntriesOff    EntryRec[kMmapEntries]: the mmap entries (VARs, UARs)
+ *   + kDpOff         DpState: the data path (sim_datapath.cpp): pages and
+ *                    queues the engine serves, steering
  *
  * The sim's own view of the file is one mapping from offset 0 of the
  * whole file; an application's VAR mapping never starts at offset 0,
@@ -29,7 +31,7 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 5;
+constexpr uint32_t kLayoutVersion = 6;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
@@ -68,27 +70,33 @@ constexpr uint32_t kKobjTypes = 5;
 struct Kobj {
 	uint32_t type;          /* KobjType */
 	uint32_t fw_gen;        /* bumped at each allocation: firmware ids differ */
-	uint32_t id;            /* VAR: page_id; DEVX: firmware id; UMEM: umem_id;
-				   UAR: its mmap entry */
+	uint32_t id;            /* VAR: page_id; DEVX: firmware id (an mkey's
+				   mkey_index); UMEM: umem_id; UAR: its mmap entry */
 	uint16_t create_op;     /* DEVX: the create command's opcode */
 	uint16_t obj_type;      /* DEVX general object: obj_type */
 	uint16_t uid;           /* DEVX uid the kernel stamped into the command */
 	uint8_t log_obj_range;
-	uint8_t reserved0;
-	uint32_t users;         /* firmware references (a PD, TD, TIS, counters or UMEM in use) */
+	uint8_t fenced;         /* UMEM: its memory went away under it (the
+				   device reaches it no more: dvs_sim_umem_fence) */
+	uint32_t users;         /* firmware references (a PD, TD, TIS, counters,
+				   UMEM or mkey in use) */
 	int32_t owner_pid;      /* process that created it (diagnostics) */
+	uint64_t owner_token;   /* UMEM: the registering process (process_token()):
+				   its address means something only there */
 	uint64_t addr;          /* UMEM: registering process's address */
 	uint64_t size;          /* UMEM: length */
 	uint32_t access;        /* UMEM: access flags */
-	uint32_t ref_pd;        /* flow counter, VIRTIO_NET_Q: pd it uses (0: none) */
-	uint32_t ref_umem[3];   /* VIRTIO_NET_Q: UMEMs it uses */
+	uint32_t ref_pd;        /* flow counter, mkey, VIRTIO_NET_Q: pd it uses (0: none) */
+	uint32_t ref_umem[3];   /* VIRTIO_NET_Q: UMEMs it uses; direct mkey: [0] */
 	uint32_t ref_td;        /* TIS: its transport domain */
 	uint32_t ref_tis;       /* VIRTIO_NET_Q: its TIS */
 	uint32_t ref_counters;  /* VIRTIO_NET_Q: its VIRTIO_Q_COUNTERS (0: none) */
-	uint32_t reserved1;
+	uint32_t ref_mkey;      /* VIRTIO_NET_Q: the mkey it holds (virtio_q_mkey, 0: none) */
+	uint32_t reserved;
 	uint64_t packets;       /* flow counter */
 	uint64_t octets;
-	uint8_t ctx[192];       /* VIRTIO_NET_Q: virtio_net_q; TIS: tisc (PRM layouts) */
+	alignas(8) uint8_t ctx[192];       /* VIRTIO_NET_Q: virtio_net_q; TIS: tisc (PRM layouts);
+				   mkey: MkeyCtx; VIRTIO_Q_COUNTERS: QCounters */
 };
 
 /* Handle-table bookkeeping (inside the header). */
@@ -134,6 +142,32 @@ struct MapRec {
 	uint64_t addr;
 };
 
+/* The data path (sim_datapath.cpp). A queue index names at most one
+ * live queue that has been RDY: the doorbell value is an index. */
+constexpr uint32_t kMaxVirtq = DVS_SIM_MAX_VIRTQ;
+constexpr uint32_t kNoRoute = UINT32_MAX;
+static_assert(kMaxVirtq % 64 == 0 && kVarPages % 64 == 0);
+
+struct VqSlot {
+	uint32_t handle;        /* the queue bound to the index (HandleTable::kNone: none) */
+	uint32_t route;         /* TX queue: the RX queue index it delivers to
+				   (kNoRoute: its own index - 1) */
+	uint32_t flow_counter;  /* TX queue: flow counter id counting its packets (0: none) */
+	uint32_t reserved;
+	uint64_t kicks;         /* doorbells that named the index */
+	uint64_t rx_dropped;    /* packets steered to this index and dropped
+				   (no RX queue ready, no buffer, one too small) */
+};
+
+struct DpState {
+	uint64_t gen;                      /* bumped by every change a cached
+					      translation or binding depends on */
+	uint64_t var_pages[kVarPages / 64]; /* Owned VAR pages: the doorbells polled */
+	uint64_t armed[kMaxVirtq / 64];    /* indexes a doorbell named, not yet idle */
+	uint64_t stray_kicks;              /* doorbell values naming no index */
+	VqSlot vq[kMaxVirtq];
+};
+
 struct UfileHdr {
 	uint64_t magic;
 	uint32_t version;
@@ -152,7 +186,8 @@ constexpr size_t kTableOff = align_up(sizeof(UfileHdr), kPage);
 constexpr size_t kPagesOff = align_up(kTableOff + sizeof(Kobj) * kSlots, kPage);
 constexpr size_t kMapsOff = align_up(kPagesOff + sizeof(PageState) * kVarPages, kPage);
 constexpr size_t kEntriesOff = align_up(kMapsOff + sizeof(MapRec) * kMapsPerPage * kVarPages, kPage);
-constexpr size_t kCtlSize = align_up(kEntriesOff + sizeof(EntryRec) * kMmapEntries, kPage);
+constexpr size_t kDpOff = align_up(kEntriesOff + sizeof(EntryRec) * kMmapEntries, kPage);
+constexpr size_t kCtlSize = align_up(kDpOff + sizeof(DpState), kPage);
 constexpr size_t kUfileSize = kCtlOff + kCtlSize;
 
 } // namespace dvs::sim

@@ -157,6 +157,10 @@ int Ufile::create(uint32_t dev_index)
 	if (rc != 0)
 		return rc;
 	HandleTable::format(&h->htab, kSlots);
+	for (VqSlot &q : dp().vq) {
+		q.handle = HandleTable::kNone;
+		q.route = kNoRoute;
+	}
 	if (fcntl(fd, F_ADD_SEALS, kSeals) != 0)
 		return -errno;
 	/* The magic goes last: a half-made ufile is never accepted. */
@@ -215,6 +219,13 @@ EntryRec &Ufile::entry(uint32_t e) const
 	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
 
 	return reinterpret_cast<EntryRec *>(ctl + kEntriesOff)[e];
+}
+
+DpState &Ufile::dp() const
+{
+	auto *ctl = reinterpret_cast<uint8_t *>(hdr_);
+
+	return *reinterpret_cast<DpState *>(ctl + kDpOff);
 }
 
 uint32_t *Ufile::var_words(uint32_t page_id) const

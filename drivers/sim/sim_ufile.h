@@ -49,6 +49,8 @@ public:
 	MapRec &map_rec(uint32_t page_id, uint32_t i) const;
 	/* mmap entry @e (below kMmapEntries). */
 	EntryRec &entry(uint32_t e) const;
+	/* The data path's shared state. */
+	DpState &dp() const;
 	/* Map the VAR area if this process has not yet (thread-safe,
 	 * idempotent). Returns 0 or a negative errno. */
 	int map_var_area() const;

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "sim_context.h"
+#include "sim_datapath.h"
 #include "sim_export.h"
+#include "sim_var_pages.h"
 
 namespace dvs::sim {
 
@@ -145,6 +147,7 @@ struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t si
 	k.size = size;
 	k.access = access;
 	k.owner_pid = getpid();
+	k.owner_token = process_token();
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
 	uint32_t handle = t.insert(k, KobjType::Umem);
@@ -212,3 +215,32 @@ void umem_unimport(struct mlx5dv_devx_umem *umem)
 }
 
 } // namespace dvs::sim
+
+int dvs_sim_umem_fence(struct ibv_context *ctx, const void *addr, size_t len)
+{
+	using namespace dvs::sim;
+	SimContext *sc = to_sim(ctx);
+
+	if (sc == nullptr)
+		return -EINVAL;
+	const uint64_t lo = reinterpret_cast<uintptr_t>(addr), hi = lo + len;
+	const uint64_t me = process_token();
+	int n = 0;
+	UfileLock lock(sc->ufile.hdr());
+	HandleTable t = sc->ufile.table();
+	/* Up to the last live UMEM only: the table is sparse. */
+	uint32_t left = t.live(KobjType::Umem);
+	for (uint32_t h = 0; h < kSlots && left != 0; h++) {
+		Kobj *k = t.at(h);
+		if (k == nullptr || k->type != static_cast<uint32_t>(KobjType::Umem))
+			continue;
+		left--;
+		if (k->owner_token != me || k->fenced || k->addr >= hi || k->addr + k->size <= lo)
+			continue;
+		k->fenced = 1;
+		n++;
+	}
+	if (n != 0)
+		dp_changed(sc->ufile);
+	return n;
+}

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "sim_var_pages.h"
 
+#include "sim_datapath.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <vector>
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/random.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -279,11 +283,13 @@ int take_page(const Ufile &u, uint32_t handle)
 	ps.nmaps = 0;
 	ps.maps_lost = 0;
 	set_use(ps, PageUse::Owned);
+	dp_poll_page(u, static_cast<uint32_t>(p), true);
 	return p;
 }
 
 void release_page(const Ufile &u, uint32_t page_id)
 {
+	dp_poll_page(u, page_id, false);
 	set_use(u.page(page_id), PageUse::Released);
 }
 
@@ -295,6 +301,7 @@ void record_mapping(const Ufile &u, uint32_t page_id, const void *addr)
 /* getpid() is a system call (glibc caches nothing): one per VAR mapping
  * showed in attach profiles. The cache is reset in every fork child. */
 std::atomic<int32_t> cached_pid{0};
+std::atomic<uint64_t> cached_token{0};
 
 int32_t self_pid()
 {
@@ -307,6 +314,24 @@ int32_t self_pid()
 	return pid;
 }
 
+uint64_t process_token()
+{
+	uint64_t t = cached_token.load(std::memory_order_acquire);
+
+	if (t == 0) {
+		/* Random, never 0: a pid can come back, this cannot. */
+		uint64_t fresh = 0;
+		while (fresh == 0)
+			if (getrandom(&fresh, sizeof(fresh), 0) != sizeof(fresh))
+				fresh = static_cast<uint64_t>(getpid()) << 32 ^
+					static_cast<uint64_t>(time(nullptr));
+		if (!cached_token.compare_exchange_strong(t, fresh, std::memory_order_acq_rel))
+			return t;
+		t = fresh;
+	}
+	return t;
+}
+
 void track_forks()
 {
 	static std::once_flag once;
@@ -314,6 +339,7 @@ void track_forks()
 	std::call_once(once, [] {
 		pthread_atfork(flag_forked_pages, Ufile::unlock_all, [] {
 			cached_pid.store(0, std::memory_order_relaxed);
+			cached_token.store(0, std::memory_order_relaxed);
 			Ufile::unlock_all();
 		});
 	});

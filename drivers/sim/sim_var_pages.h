@@ -40,6 +40,10 @@ void free_entry(const Ufile &u, uint32_t e);
 /* This process's pid, without a system call after the first. */
 int32_t self_pid();
 
+/* A number naming this process and no other, ever (a fork child gets a
+ * new one): the process a UMEM's address belongs to. */
+uint64_t process_token();
+
 /* Remember that this process mapped @page_id at @addr. */
 void record_mapping(const Ufile &u, uint32_t page_id, const void *addr);
 

@@ -66,6 +66,9 @@ public:
 	std::vector<std::string> owned_by(pid_t pid) const;
 	/* What @pid still owns (its destroy failed) becomes the primary's. */
 	uint32_t adopt(pid_t pid);
+	/* May @pid's create @in name what it names (device_owners.cpp)?
+	 * 0, or -EPERM with the reason in @why. */
+	int check_peer_create(pid_t pid, const void *in, size_t inlen, std::string *why);
 	int set_meta(const char *name, const void *meta, size_t len);
 
 	/* Coordinated destroy (primary): revoke in every secondary, then
@@ -149,6 +152,8 @@ private:
 	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
 	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
 	void drop_handles(enum dvshare_type type);
+	int may_build_on(pid_t pid, enum dvshare_type type, uint32_t id, uint16_t create_op,
+			 std::string *why);
 	int kill_kernel_object(dvs::Handle *h);
 	/* destroy_many() of @names, or of every live object when @names is
 	 * null (found in the same walk that marks them, for a close). */

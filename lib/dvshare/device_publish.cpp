@@ -35,6 +35,7 @@ bool shareable_create(uint16_t opcode)
 {
 	switch (opcode) {
 	case DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT:
+	case DVSHARE_PRM_CMD_CREATE_MKEY:
 	case DVSHARE_PRM_CMD_ALLOC_PD:
 	case DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER:
 	case DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN:
@@ -75,6 +76,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 		raw->slot = slot;
 		raw->gen = snap.gen;
 		raw->creator = o.creator;
+		raw->for_peer = o.creator != 0;
 		if (o.creator != 0)
 			created_[o.creator]++;
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
@@ -210,8 +212,8 @@ dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t in
 	const uint16_t op = dvshare_prm_opcode(in);
 	if (!shareable_create(op)) {
 		DVS_LOG(ERR, "%s: %s: create opcode 0x%04x is not one dvshare_obj_create() takes "
-			     "(CREATE_GENERAL_OBJECT, ALLOC_PD, ALLOC_FLOW_COUNTER, ALLOC_TRANSPORT_DOMAIN, "
-			     "CREATE_TIS); create it with "
+			     "(CREATE_GENERAL_OBJECT, CREATE_MKEY, ALLOC_PD, ALLOC_FLOW_COUNTER, "
+			     "ALLOC_TRANSPORT_DOMAIN, CREATE_TIS); create it with "
 			     "mlx5dv_devx_obj_create() and share it with dvshare_obj_publish()",
 			name_.c_str(), name, op);
 		return dvs::fail_null<dvshare_obj>(EOPNOTSUPP);
@@ -241,7 +243,10 @@ dvshare_obj *dvshare_dev::obj_create(const char *name, const void *in, size_t in
 	}
 	uint16_t type = op == DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT ? dvshare_prm_hdr_decode(in).obj_type
 								     : 0;
-	return publish_obj(name, dv, dvshare_prm_created_id(op, out), type, op, false, o);
+	/* A key is what queues and KLM entries name: index << 8 | mkey_7_0. */
+	uint32_t id = op == DVSHARE_PRM_CMD_CREATE_MKEY ? dvshare_prm_mkey_created(in, out)
+						       : dvshare_prm_created_id(op, out);
+	return publish_obj(name, dv, id, type, op, false, o);
 }
 
 dvshare_obj *dvshare_dev::obj_publish(const char *name, struct mlx5dv_devx_obj *dv,

@@ -4,7 +4,8 @@
  * The slice of the mlx5 PRM (programmer's reference manual) dvshare users
  * need to build DEVX commands: command headers and statuses, device
  * capabilities (QUERY_HCA_CAP), protection domains (ALLOC_PD), flow counters
- * (ALLOC/QUERY_FLOW_COUNTER) and the VIRTIO_NET_Q general object.
+ * (ALLOC/QUERY_FLOW_COUNTER), memory keys (CREATE/QUERY_MKEY) and the
+ * VIRTIO_NET_Q general object.
  *
  * Every layout is the device's own: the same bytes work on a ConnectX-6 Dx
  * or BlueField and on the software device. Fields are big-endian and packed
@@ -179,6 +180,9 @@ static inline uint32_t dvshare_prm_get24(const void *buf, size_t off)
 /** Command opcodes (in byte 0, 16 bits). */
 enum dvshare_prm_opcode {
 	DVSHARE_PRM_CMD_QUERY_HCA_CAP = 0x0100,          /**< read a capability (general command) */
+	DVSHARE_PRM_CMD_CREATE_MKEY = 0x0200,            /**< create a memory key (direct or indirect) */
+	DVSHARE_PRM_CMD_QUERY_MKEY = 0x0201,             /**< read a memory key's context */
+	DVSHARE_PRM_CMD_DESTROY_MKEY = 0x0202,           /**< destroy one (built by the kernel) */
 	DVSHARE_PRM_CMD_ALLOC_PD = 0x0800,               /**< create a protection domain */
 	DVSHARE_PRM_CMD_DEALLOC_PD = 0x0801,             /**< destroy a PD (built by the kernel) */
 	DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN = 0x0816, /**< create a transport domain */
@@ -226,8 +230,12 @@ enum dvshare_prm_obj_type {
  * - out: 0 status(8) 4 syndrome(32) 8 obj_id(32)
  */
 #define DVSHARE_PRM_HDR_SIZE 16u
-/** Largest command or output built or parsed here, except QUERY_HCA_CAP's output. */
-#define DVSHARE_PRM_CMD_MAX 208u
+/**
+ * Largest fixed-size command or output built or parsed here (the QUERY_MKEY
+ * output), except QUERY_HCA_CAP's output; an indirect key's CREATE_MKEY
+ * grows with its entries (DVSHARE_PRM_MKEY_KLM_SIZE()).
+ */
+#define DVSHARE_PRM_CMD_MAX 304u
 
 /** Decoded general-object command header. */
 struct dvshare_prm_hdr {
@@ -325,7 +333,10 @@ static inline uint32_t dvshare_prm_out_obj_id(const void *out)
  * transport_domain and tisn (24 bits at out byte 9) for
  * ALLOC_TRANSPORT_DOMAIN and CREATE_TIS,
  * flow_counter_id (out byte 8) for ALLOC_FLOW_COUNTER, obj_id (out byte 8)
- * for CREATE_GENERAL_OBJECT.
+ * for CREATE_GENERAL_OBJECT. For CREATE_MKEY the mkey, mkey_index (24
+ * bits at out byte 9) << 8 | mkey_7_0, with a mkey_7_0 of 0 (the output
+ * does not hold it): when the command set another key byte, use
+ * dvshare_prm_mkey_created(), which reads it from the command.
  *
  * @param opcode  the create command's opcode (dvshare_prm_opcode())
  * @param out     that command's output
@@ -334,6 +345,8 @@ static inline uint32_t dvshare_prm_out_obj_id(const void *out)
 static inline uint32_t dvshare_prm_created_id(uint16_t opcode, const void *out)
 {
 	switch (opcode) {
+	case DVSHARE_PRM_CMD_CREATE_MKEY:
+		return dvshare_prm_get24(out, 9) << 8;
 	case DVSHARE_PRM_CMD_ALLOC_PD:
 	case DVSHARE_PRM_CMD_ALLOC_TRANSPORT_DOMAIN:
 	case DVSHARE_PRM_CMD_CREATE_TIS:
@@ -409,6 +422,8 @@ enum dvshare_prm_cap_type {
 enum dvshare_prm_cap_general_off {
 	DVSHARE_PRM_CAP_VHCA_ID = 6,                  /**< u16 */
 	DVSHARE_PRM_CAP_FLOW_COUNTER_BULK_ALLOC = 98, /**< u8 */
+	DVSHARE_PRM_CAP_LOG_MAX_MKEY = 29,            /**< bits 5:0 */
+	DVSHARE_PRM_CAP_LOG_MAX_KLM_LIST_SIZE = 35,   /**< bits 5:0: log_maxklm_list_size */
 	DVSHARE_PRM_CAP_LOG_MAX_PD = 101,             /**< bits 4:0 */
 	DVSHARE_PRM_CAP_LOG_MAX_FLOW_COUNTER_BULK = 105, /**< u8 */
 	DVSHARE_PRM_CAP_GENERAL_OBJ_TYPES = 128,      /**< u64, bit per obj_type */
@@ -450,6 +465,8 @@ struct dvshare_prm_hca_caps {
 	uint64_t general_obj_types;    /**< bit (1 << obj_type) per supported type */
 	uint16_t vhca_id;              /**< the device's virtual HCA id */
 	uint8_t log_max_pd;            /**< log2 of the most PDs (ALLOC_PD) */
+	uint8_t log_max_mkey;          /**< log2 of the most memory keys (CREATE_MKEY) */
+	uint8_t log_max_klm_list_size; /**< log2 of the most KLM entries in an indirect mkey */
 	uint8_t flow_counter_bulk_alloc; /**< bulk sizes ALLOC_FLOW_COUNTER takes (0: none) */
 	uint8_t log_max_flow_counter_bulk; /**< log2 of the most counters in a bulk */
 };
@@ -468,6 +485,8 @@ static inline void dvshare_prm_hca_caps_parse(const void *out, struct dvshare_pr
 	c->general_obj_types = dvshare_prm_get64(cap, DVSHARE_PRM_CAP_GENERAL_OBJ_TYPES);
 	c->vhca_id = dvshare_prm_get16(cap, DVSHARE_PRM_CAP_VHCA_ID);
 	c->log_max_pd = dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_PD) & 0x1f;
+	c->log_max_mkey = dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_MKEY) & 0x3f;
+	c->log_max_klm_list_size = dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_KLM_LIST_SIZE) & 0x3f;
 	c->flow_counter_bulk_alloc = dvshare_prm_get8(cap, DVSHARE_PRM_CAP_FLOW_COUNTER_BULK_ALLOC);
 	c->log_max_flow_counter_bulk =
 		dvshare_prm_get8(cap, DVSHARE_PRM_CAP_LOG_MAX_FLOW_COUNTER_BULK);
@@ -644,6 +663,258 @@ static inline uint64_t dvshare_prm_flow_counter_packets(const void *out)
 static inline uint64_t dvshare_prm_flow_counter_octets(const void *out)
 {
 	return dvshare_prm_get64(out, 24);
+}
+
+/* --------------------------------------------------------- memory keys */
+
+/*
+ * A memory key (mkey) is how the device reaches memory: a VIRTIO_NET_Q
+ * reads and writes its rings and buffers only through its virtio_q_mkey.
+ * A direct key maps [start_addr, start_addr + len) onto a UMEM, from
+ * mkey_umem_offset (access mode MTT, the translations taken from the
+ * UMEM: the kernel sets mkey_umem_valid for every mode but KLM and KSM,
+ * devx.c devx_handle_mkey_create). An indirect key (KLM) maps its range
+ * onto direct keys, one KLM entry per piece, as DPDK's vdpa/mlx5 maps
+ * guest memory (mlx5_vdpa_mem.c). Layouts: mlx5_prm.h create_mkey_in,
+ * mkc, klm; the kernel's query_mkey_in/out. The kernel builds
+ * DESTROY_MKEY itself; the key is mkey_index << 8 | mkey_7_0.
+ */
+
+/** Size of CREATE_MKEY without translations, and of a direct key's command. */
+#define DVSHARE_PRM_MKEY_SIZE 272u
+/** Size of one KLM entry (byte_count u32, mkey u32, address u64). */
+#define DVSHARE_PRM_KLM_SIZE 16u
+/**
+ * Size of an indirect key's CREATE_MKEY with @p n KLM entries: the
+ * entries are padded to a multiple of four with empty ones, as DPDK's
+ * mlx5_devx_cmd_mkey_create() sends them.
+ */
+#define DVSHARE_PRM_MKEY_KLM_SIZE(n) \
+	(DVSHARE_PRM_MKEY_SIZE + DVSHARE_PRM_KLM_SIZE * ((((size_t)(n)) + 3) & ~(size_t)3))
+/** Size of the QUERY_MKEY output: header, reserved, the mkc at byte 16, translations. */
+#define DVSHARE_PRM_MKEY_QUERY_OUT_SIZE 304u
+/** The qpn of a key bound to no QP (both drivers give it). */
+#define DVSHARE_PRM_MKEY_NO_QPN 0xffffffu
+
+/** Byte offsets in CREATE_MKEY (the mkc ones also in the QUERY_MKEY output). */
+enum dvshare_prm_mkey_off {
+	DVSHARE_PRM_MKEY_UMEM_VALID = 12,  /**< bit 7 pg_access, bit 6 mkey_umem_valid */
+	DVSHARE_PRM_MKEY_MKC = 16,         /**< the 64-byte mkc */
+	DVSHARE_PRM_MKEY_MODE_4_2 = 16,    /**< bit 6 free, bits 4:2 access_mode_4_2 */
+	DVSHARE_PRM_MKEY_ACCESS = 18,      /**< bits 7 umr_en, 6 a, 5 rw, 4 rr, 3 lw, 2 lr,
+					        1:0 access_mode_1_0 */
+	DVSHARE_PRM_MKEY_QPN = 20,         /**< 24 bits */
+	DVSHARE_PRM_MKEY_KEY = 23,         /**< mkey_7_0 */
+	DVSHARE_PRM_MKEY_LENGTH64 = 28,    /**< bit 7 */
+	DVSHARE_PRM_MKEY_PD = 29,          /**< 24 bits */
+	DVSHARE_PRM_MKEY_START_ADDR = 32,  /**< u64 */
+	DVSHARE_PRM_MKEY_LEN = 40,         /**< u64 */
+	DVSHARE_PRM_MKEY_TRANSLATIONS = 68, /**< u32 translations_octword_size */
+	DVSHARE_PRM_MKEY_LOG_PAGE_SIZE = 75, /**< bits 4:0 */
+	DVSHARE_PRM_MKEY_TRANSLATIONS_ACTUAL = 96, /**< u32 translations_octword_actual_size */
+	DVSHARE_PRM_MKEY_UMEM_ID = 100,    /**< u32 mkey_umem_id */
+	DVSHARE_PRM_MKEY_UMEM_OFFSET = 104, /**< u64 mkey_umem_offset */
+	DVSHARE_PRM_MKEY_KLM = 272,        /**< klm_pas_mtt: the KLM entries */
+};
+
+/** Access modes (access_mode_4_2 << 2 | access_mode_1_0). */
+enum dvshare_prm_mkey_mode {
+	DVSHARE_PRM_MKEY_MODE_PA = 0,  /**< physical addresses (kernel use) */
+	DVSHARE_PRM_MKEY_MODE_MTT = 1, /**< direct: pages, here those of a UMEM */
+	DVSHARE_PRM_MKEY_MODE_KLM = 2, /**< indirect: a list of KLM entries */
+	DVSHARE_PRM_MKEY_MODE_KSM = 3, /**< indirect, fixed-size entries */
+};
+
+/** A memory key's context, as created or queried. */
+struct dvshare_prm_mkey {
+	uint8_t access_mode;     /**< DVSHARE_PRM_MKEY_MODE_* */
+	uint8_t lr;              /**< 1: the device may read through the key */
+	uint8_t lw;              /**< 1: the device may write through the key */
+	uint8_t rr;              /**< 1: remote read (RDMA) */
+	uint8_t rw;              /**< 1: remote write (RDMA) */
+	uint8_t key;             /**< mkey_7_0: the key's low byte, the caller's choice */
+	uint8_t log_page_size;   /**< log2 of the translation page size (direct key) */
+	uint8_t umem_valid;      /**< parse only: mkey_umem_valid (the kernel sets it) */
+	uint32_t qpn;            /**< DVSHARE_PRM_MKEY_NO_QPN */
+	uint32_t pd;             /**< protection domain (ALLOC_PD) */
+	uint64_t start_addr;     /**< first address of the key's range */
+	uint64_t len;            /**< bytes in the range */
+	uint32_t translations;   /**< translations_octword_size */
+	uint32_t umem_id;        /**< direct key: the UMEM behind the range */
+	uint64_t umem_offset;    /**< direct key: UMEM byte of start_addr */
+};
+
+/** One KLM entry: @c byte_count bytes of the indirect key, at @c address of key @c mkey. */
+struct dvshare_prm_klm {
+	uint32_t byte_count; /**< bytes this entry maps (0: an empty, padding entry) */
+	uint32_t mkey;       /**< the direct key the bytes are in */
+	uint64_t address;    /**< where they start, in that key's range */
+};
+
+/**
+ * Write the mkc of @p m, and the words before it, into @p in. Internal
+ * helper of the two builders below; not for applications.
+ *
+ * @param in  a command of at least DVSHARE_PRM_MKEY_SIZE bytes
+ * @param m   the key's context
+ */
+static inline void dvshare_prm__mkey_put(void *in, const struct dvshare_prm_mkey *m)
+{
+	uint8_t *b = (uint8_t *)in;
+
+	memset(b, 0, DVSHARE_PRM_MKEY_SIZE);
+	dvshare_prm_put16(b, 0, DVSHARE_PRM_CMD_CREATE_MKEY);
+	dvshare_prm_put8(b, DVSHARE_PRM_MKEY_MODE_4_2, (uint8_t)((m->access_mode >> 2) & 0x7) << 2);
+	dvshare_prm_put8(b, DVSHARE_PRM_MKEY_ACCESS,
+			 (uint8_t)((m->rw ? 0x20 : 0) | (m->rr ? 0x10 : 0) | (m->lw ? 0x08 : 0) |
+				   (m->lr ? 0x04 : 0) | (m->access_mode & 0x3)));
+	dvshare_prm_put24(b, DVSHARE_PRM_MKEY_QPN, m->qpn);
+	dvshare_prm_put8(b, DVSHARE_PRM_MKEY_KEY, m->key);
+	dvshare_prm_put24(b, DVSHARE_PRM_MKEY_PD, m->pd);
+	dvshare_prm_put64(b, DVSHARE_PRM_MKEY_START_ADDR, m->start_addr);
+	dvshare_prm_put64(b, DVSHARE_PRM_MKEY_LEN, m->len);
+	dvshare_prm_put8(b, DVSHARE_PRM_MKEY_LOG_PAGE_SIZE, m->log_page_size & 0x1f);
+}
+
+/**
+ * Build CREATE_MKEY for a direct key over UMEM @c m->umem_id: access mode
+ * MTT, [@c start_addr, @c start_addr + @c len) at @c umem_offset of the
+ * UMEM, with the translation sizes in pages of 1 << @c log_page_size bytes
+ * (12 when 0). The output (16 bytes) holds mkey_index: the key is
+ * dvshare_prm_mkey_created(). Give @c qpn DVSHARE_PRM_MKEY_NO_QPN and @c lr
+ * (and @c lw for memory the device writes), as DPDK does.
+ *
+ * @param in  receives the command (DVSHARE_PRM_MKEY_SIZE bytes)
+ * @param m   the key (@c access_mode and @c umem_valid are ignored)
+ * @return DVSHARE_PRM_MKEY_SIZE
+ */
+static inline size_t dvshare_prm_mkey_create_direct(void *in, const struct dvshare_prm_mkey *m)
+{
+	struct dvshare_prm_mkey d = *m;
+	uint64_t pages;
+
+	d.access_mode = DVSHARE_PRM_MKEY_MODE_MTT;
+	if (d.log_page_size == 0)
+		d.log_page_size = 12;
+	pages = (d.len + (1ull << d.log_page_size) - 1) >> d.log_page_size;
+	d.translations = (uint32_t)((pages + 1) / 2); /* two 8-byte MTT entries per octword */
+	dvshare_prm__mkey_put(in, &d);
+	dvshare_prm_put32(in, DVSHARE_PRM_MKEY_TRANSLATIONS, d.translations);
+	dvshare_prm_put32(in, DVSHARE_PRM_MKEY_TRANSLATIONS_ACTUAL, d.translations);
+	dvshare_prm_put32(in, DVSHARE_PRM_MKEY_UMEM_ID, d.umem_id);
+	dvshare_prm_put64(in, DVSHARE_PRM_MKEY_UMEM_OFFSET, d.umem_offset);
+	return DVSHARE_PRM_MKEY_SIZE;
+}
+
+/**
+ * Build CREATE_MKEY for an indirect key (access mode KLM) over @p n
+ * pieces of direct keys, the first at @c m->start_addr, @c m->len bytes in
+ * all (the sum of the byte counts). At most 1 << log_max_klm_list_size
+ * entries (dvshare_prm_hca_caps); @c log_page_size, @c umem_id and
+ * @c umem_offset are ignored.
+ *
+ * @param in   receives the command (DVSHARE_PRM_MKEY_KLM_SIZE(@p n) bytes)
+ * @param m    the key
+ * @param klm  the @p n entries, in address order
+ * @param n    how many
+ * @return DVSHARE_PRM_MKEY_KLM_SIZE(@p n)
+ */
+static inline size_t dvshare_prm_mkey_create_klm(void *in, const struct dvshare_prm_mkey *m,
+						 const struct dvshare_prm_klm *klm, unsigned int n)
+{
+	struct dvshare_prm_mkey d = *m;
+	const size_t len = DVSHARE_PRM_MKEY_KLM_SIZE(n);
+	const uint32_t octwords = (uint32_t)((len - DVSHARE_PRM_MKEY_SIZE) / DVSHARE_PRM_KLM_SIZE);
+	uint8_t *e = (uint8_t *)in + DVSHARE_PRM_MKEY_KLM;
+
+	d.access_mode = DVSHARE_PRM_MKEY_MODE_KLM;
+	d.log_page_size = 0;
+	dvshare_prm__mkey_put(in, &d);
+	dvshare_prm_put32(in, DVSHARE_PRM_MKEY_TRANSLATIONS, octwords);
+	dvshare_prm_put32(in, DVSHARE_PRM_MKEY_TRANSLATIONS_ACTUAL, octwords);
+	memset(e, 0, len - DVSHARE_PRM_MKEY_SIZE);
+	for (unsigned int i = 0; i < n; i++, e += DVSHARE_PRM_KLM_SIZE) {
+		dvshare_prm_put32(e, 0, klm[i].byte_count);
+		dvshare_prm_put32(e, 4, klm[i].mkey);
+		dvshare_prm_put64(e, 8, klm[i].address);
+	}
+	return len;
+}
+
+/**
+ * The key a successful CREATE_MKEY made: mkey_index (out byte 9, 24
+ * bits) << 8 | the command's mkey_7_0. This is what a queue's
+ * virtio_q_mkey and a KLM entry name.
+ *
+ * @param in   the CREATE_MKEY command
+ * @param out  its output
+ * @return the mkey.
+ */
+static inline uint32_t dvshare_prm_mkey_created(const void *in, const void *out)
+{
+	return dvshare_prm_get24(out, 9) << 8 | dvshare_prm_get8(in, DVSHARE_PRM_MKEY_KEY);
+}
+
+/**
+ * Build QUERY_MKEY of key @p mkey (its mkey_index, @p mkey >> 8, at byte
+ * 9). The output is DVSHARE_PRM_MKEY_QUERY_OUT_SIZE bytes
+ * (dvshare_prm_mkey_parse()).
+ *
+ * @param in    receives the command (DVSHARE_PRM_HDR_SIZE bytes)
+ * @param mkey  the key (dvshare_obj_id() of a published one)
+ * @return DVSHARE_PRM_HDR_SIZE
+ */
+static inline size_t dvshare_prm_mkey_query(void *in, uint32_t mkey)
+{
+	dvshare_prm_obj_cmd(in, DVSHARE_PRM_CMD_QUERY_MKEY, 0, 0);
+	dvshare_prm_put24(in, 9, mkey >> 8);
+	return DVSHARE_PRM_HDR_SIZE;
+}
+
+/**
+ * Decode a key's context: from a QUERY_MKEY output, or from a CREATE_MKEY
+ * command (whose UMEM fields the output does not hold).
+ *
+ * @param buf  a QUERY_MKEY output (its mkc at byte 16) or a CREATE_MKEY
+ *             command, at least DVSHARE_PRM_MKEY_SIZE bytes
+ * @param m    receives the fields, in host byte order
+ */
+static inline void dvshare_prm_mkey_parse(const void *buf, struct dvshare_prm_mkey *m)
+{
+	const uint8_t access = dvshare_prm_get8(buf, DVSHARE_PRM_MKEY_ACCESS);
+
+	m->access_mode = (uint8_t)(((dvshare_prm_get8(buf, DVSHARE_PRM_MKEY_MODE_4_2) >> 2) & 0x7) << 2 |
+				   (access & 0x3));
+	m->rw = (access >> 5) & 1;
+	m->rr = (access >> 4) & 1;
+	m->lw = (access >> 3) & 1;
+	m->lr = (access >> 2) & 1;
+	m->umem_valid = (dvshare_prm_get8(buf, DVSHARE_PRM_MKEY_UMEM_VALID) >> 6) & 1;
+	m->qpn = dvshare_prm_get24(buf, DVSHARE_PRM_MKEY_QPN);
+	m->key = dvshare_prm_get8(buf, DVSHARE_PRM_MKEY_KEY);
+	m->pd = dvshare_prm_get24(buf, DVSHARE_PRM_MKEY_PD);
+	m->start_addr = dvshare_prm_get64(buf, DVSHARE_PRM_MKEY_START_ADDR);
+	m->len = dvshare_prm_get64(buf, DVSHARE_PRM_MKEY_LEN);
+	m->translations = dvshare_prm_get32(buf, DVSHARE_PRM_MKEY_TRANSLATIONS);
+	m->log_page_size = dvshare_prm_get8(buf, DVSHARE_PRM_MKEY_LOG_PAGE_SIZE) & 0x1f;
+	m->umem_id = dvshare_prm_get32(buf, DVSHARE_PRM_MKEY_UMEM_ID);
+	m->umem_offset = dvshare_prm_get64(buf, DVSHARE_PRM_MKEY_UMEM_OFFSET);
+}
+
+/**
+ * Decode KLM entry @p i of an indirect key's CREATE_MKEY command.
+ *
+ * @param in   the command
+ * @param i    the entry, below its translations_octword_actual_size
+ * @param klm  receives the entry
+ */
+static inline void dvshare_prm_klm_parse(const void *in, unsigned int i, struct dvshare_prm_klm *klm)
+{
+	const uint8_t *e = (const uint8_t *)in + DVSHARE_PRM_MKEY_KLM + DVSHARE_PRM_KLM_SIZE * i;
+
+	klm->byte_count = dvshare_prm_get32(e, 0);
+	klm->mkey = dvshare_prm_get32(e, 4);
+	klm->address = dvshare_prm_get64(e, 8);
 }
 
 /* ------------------------------------------- transport domain and TIS */

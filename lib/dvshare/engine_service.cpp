@@ -22,7 +22,7 @@ int32_t EngineService::run(void *arg)
 	auto *e = static_cast<dvs_sim_engine *>(arg);
 
 	/* -EAGAIN: no work this time (the service core's idle statistics). */
-	return dvs_sim_engine_poll(e) != 0 ? 0 : -EAGAIN;
+	return dvs_sim_engine_poll(e) != 0 || dvs_sim_engine_active(e) ? 0 : -EAGAIN;
 }
 
 std::unique_ptr<EngineService> EngineService::start(struct ibv_context *ctx,

@@ -111,6 +111,8 @@ struct Handle {
 	enum dvshare_type type;
 	bool owner;           /* created here: destroy on close; else unimport */
 	pid_t creator = 0;    /* primary: the secondary it was created for */
+	bool for_peer = false; /* primary: created for a secondary (its memory
+				  DPDK's, checked then), persistent or not; kept */
 	uint32_t slot = 0;    /* registry slot */
 	uint32_t gen = 0;     /* registry generation of that slot */
 	bool unreachable = false; /* no lookup can reach it any more */

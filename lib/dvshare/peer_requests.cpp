@@ -241,6 +241,12 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 	if (r.kind == DVSHARE_TYPE_VAR) {
 		h = d->var_alloc(r.name, r.arg & ~DVSHARE_CREATE_PERSIST, o);
 	} else if (r.kind == DVSHARE_TYPE_OBJ) {
+		std::string why;
+		if (d->check_peer_create(j.pid, j.cmd.data(), j.cmd.size(), &why) != 0) {
+			DVS_LOG(ERR, "%s: create of %s for pid %d refused: %s", d->name().c_str(),
+				r.name, j.pid, why.c_str());
+			return -EPERM;
+		}
 		std::vector<uint8_t> out(r.outlen, 0);
 		h = d->obj_create(r.name, j.cmd.data(), j.cmd.size(), out.data(), out.size(), o);
 		rep->outlen = std::min<uint32_t>(r.outlen, kCreateOutMax);

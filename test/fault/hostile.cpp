@@ -776,7 +776,7 @@ void attach(Requester &r)
 /* What a secondary may ask of the primary, asked wrongly by a real peer
  * of its own right. It ends owning the VAR "hv", and dies without a
  * goodbye when the test says so: the primary must reclaim it. */
-int requests(const char *published)
+int requests(const char *published, uint32_t primary_umem_id)
 {
 	Requester r;
 
@@ -833,13 +833,28 @@ int requests(const char *published)
 		   "as the primary");
 
 	/* Well formed, refused by what they ask: answered, not counted. */
-	uint8_t mkey[kCmdLen] = {};
-	dvshare_prm_obj_cmd(mkey, 0x0200 /* CREATE_MKEY */, 0, 0);
+	uint8_t cq[kCmdLen] = {};
+	dvshare_prm_obj_cmd(cq, 0x0400 /* CREATE_CQ */, 0, 0);
+	Fd cqf = command_fd(cq, sizeof(cq));
+	expect(r, send_req(r, kActCreate, obj_req("cq"), { cqf.get() }), -EOPNOTSUPP,
+	       "an OBJ create of CREATE_CQ, not a create dvshare takes");
+	expect(r, send_req(r, kActCreate, inline_req("cq2", cq, DVSHARE_PRM_HDR_SIZE)), -EOPNOTSUPP,
+	       "the same, its command in the request");
+	/* A key over a UMEM that is not its own (the primary's): dvshare's
+	 * rule, before the device. */
+	uint8_t mkey[DVSHARE_PRM_MKEY_SIZE];
+	struct dvshare_prm_mkey m = {};
+	m.lr = m.lw = 1;
+	m.len = 4096;
+	m.umem_id = primary_umem_id;
+	dvshare_prm_mkey_create_direct(mkey, &m);
 	Fd mk = command_fd(mkey, sizeof(mkey));
-	expect(r, send_req(r, kActCreate, obj_req("mkey"), { mk.get() }), -EOPNOTSUPP,
-	       "an OBJ create of CREATE_MKEY, not a create a secondary may ask for");
-	expect(r, send_req(r, kActCreate, inline_req("mkey2", mkey, DVSHARE_PRM_HDR_SIZE)),
-	       -EOPNOTSUPP, "the same, its command in the request");
+	CreateReq mreq = obj_req("mkey");
+	mreq.inlen = sizeof(mkey);
+	expect(r, send_req(r, kActCreate, mreq, { mk.get() }), -EPERM,
+	       "a key over the primary's own UMEM");
+	expect(r, send_req(r, kActCreate, inline_req("mkey2", mkey, DVSHARE_PRM_HDR_SIZE)), -EINVAL,
+	       "a CREATE_MKEY shorter than its mkc (the kernel's refusal)");
 	static uint8_t own[8192] __attribute__((aligned(4096)));
 	expect(r, send_req(r, kActCreate, umem_req("u1", 0x10000, 4096)), -EINVAL,
 	       "a UMEM at 0x10000, no DPDK memory");
@@ -995,8 +1010,8 @@ int main(int argc, char **argv)
 		rc = flood(atoi(argv[3]));
 	else if (cmd == "squat" && argc == 4)
 		rc = squat(atoi(argv[3]));
-	else if (cmd == "requests" && argc == 4)
-		rc = requests(argv[3]);
+	else if (cmd == "requests" && argc == 5)
+		rc = requests(argv[3], argc > 4 ? static_cast<uint32_t>(atol(argv[4])) : 0);
 	else if (cmd == "request-flood" && argc == 4)
 		rc = request_flood(atoi(argv[3]), false);
 	else if (cmd == "request-flood" && argc == 5 && strcmp(argv[4], "pipe") == 0)

@@ -1120,7 +1120,8 @@ static double ms_since(const struct timespec *t0)
  * and destroys the wrong way (test/fault/hostile requests, which checks
  * every answer itself): commands in a pipe or a memfd of the wrong size,
  * messages the decoder refuses, requests in another pid's name, an opcode
- * no secondary may create, a UMEM outside DPDK memory, a destroy of the
+ * no secondary may create, a key over the primary's own UMEM, a UMEM
+ * outside DPDK memory, a destroy of the
  * primary's db0, a device that does not exist, more than 16 requests under
  * way. Only the refusals are counted; nothing it was refused exists; what
  * it owns when it dies is reclaimed, what it gave the primary stays. */
@@ -1138,7 +1139,12 @@ static void test_hostile_requests(void)
 	long died0 = ok_num(peer_cmd(&s.prim, "ev 6"));
 	char sim0[64];
 	snprintf(sim0, sizeof(sim0), "%s", peer_cmd(&s.prim, "simstats " DEV));
-	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "requests", "db0", NULL), 0);
+	/* A UMEM of the primary's own, which no secondary may build a key on. */
+	char pu[32];
+	snprintf(pu, sizeof(pu), "%ld", ok_num(peer_cmd(&s.prim, "create " DEV " umem pu 4096")));
+	CU_ASSERT_FATAL(atol(pu) > 0);
+	n0++;
+	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "requests", "db0", pu), 0);
 	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
 	long n = atol(h.last);
 	CU_ASSERT(n > 0);
@@ -1177,6 +1183,7 @@ static void test_hostile_requests(void)
 	REPLY_IS(&s.prim, "ok 0", "owner " DEV " hp");
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "count " DEV)), n0 + 1);
 	OK(&s.prim, "destroy " DEV " hp 5000");
+	OK(&s.prim, "destroy " DEV " pu 5000");
 	/* Nothing of it left in the device or among the primary's fds. */
 	REPLY_IS(&s.prim, sim0, "simstats " DEV);
 	CU_ASSERT(fds_settle(&s.prim, fds0) <= fds0);

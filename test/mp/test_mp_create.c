@@ -148,7 +148,7 @@ static void test_secondary_creates(void)
 	 * device failure its status and syndrome (a general object of type
 	 * 0; a create opcode dvshare does not take). */
 	for (int i = 0; i < 2; i++) {
-		const char *op = i == 0 ? "a00" : "200";
+		const char *op = i == 0 ? "a00" : "400";
 		char mine[MP_REPLY_MAX];
 		snprintf(mine, sizeof(mine), "%s", peer_cmd(&s.prim, "rawcreate %s p%d %s", dev0, i, op));
 		const char *theirs = peer_cmd(a, "rawcreate %s s%d %s", dev0, i, op);
@@ -411,11 +411,11 @@ static void test_failing_requests_log_quietly(void)
 	OK(&s.prim, "open %s", dev0);
 	a = secondary(&s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	/* The primary refuses each: CREATE_MKEY is not a create it takes. */
+	/* The primary refuses each: CREATE_CQ is not a create it takes. */
 	for (int i = 0; i < 40; i++)
-		CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s r%d 200", dev0, i), "err 95", 6), 0);
+		CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s r%d 400", dev0, i), "err 95", 6), 0);
 	/* Still answered, still refused: only the log is quieter. */
-	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s last 200", dev0), "err 95", 6), 0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s last 400", dev0), "err 95", 6), 0);
 	OK(a, "create %s flowcounter fine", dev0);
 	scene_end(&s);
 	int said = count_in_file(path, "is not one dvshare_obj_create() takes");

@@ -163,22 +163,30 @@ static inline uint32_t sim_umem_size(unsigned int n, uint16_t qsize)
 }
 
 /* The parts of a queue (PD, TD, TIS, counters, UMEMs) and its create
- * command in s->attr; 0 or an errno. */
-static inline int sim_q_parts(struct ibv_context *ctx, struct sim_q *s, uint16_t qidx,
-			      uint16_t qsize)
+ * command in s->attr, the PD and TIS those of @share when not NULL (as a
+ * device's queues share them); 0 or an errno. */
+static inline int sim_q_parts_on(struct ibv_context *ctx, struct sim_q *s, uint16_t qidx,
+				 uint16_t qsize, const struct sim_q *share)
 {
 	uint8_t in[DVSHARE_PRM_CREATE_TIS_SIZE + DVSHARE_PRM_VIRTQ_COUNTERS_SIZE];
 
 	memset(s, 0, sizeof(*s));
-	s->pd = sim_pd(ctx, &s->pd_id);
-	if (s->pd == NULL)
-		return errno;
-	s->td = sim_make(ctx, in, dvshare_prm_alloc_td(in), &s->td_id);
-	if (s->td == NULL)
-		return errno;
-	s->tis = sim_make(ctx, in, dvshare_prm_create_tis(in, s->td_id, 1), &s->attr.tisn_or_qpn);
-	if (s->tis == NULL)
-		return errno;
+	if (share != NULL) {
+		s->pd_id = share->pd_id;
+		s->td_id = share->td_id;
+		s->attr.tisn_or_qpn = share->attr.tisn_or_qpn;
+	} else {
+		s->pd = sim_pd(ctx, &s->pd_id);
+		if (s->pd == NULL)
+			return errno;
+		s->td = sim_make(ctx, in, dvshare_prm_alloc_td(in), &s->td_id);
+		if (s->td == NULL)
+			return errno;
+		s->tis = sim_make(ctx, in, dvshare_prm_create_tis(in, s->td_id, 1),
+				  &s->attr.tisn_or_qpn);
+		if (s->tis == NULL)
+			return errno;
+	}
 	s->counters = sim_make(ctx, in, dvshare_prm_virtq_counters_create(in), &s->attr.counter_set_id);
 	if (s->counters == NULL)
 		return errno;
@@ -196,6 +204,12 @@ static inline int sim_q_parts(struct ibv_context *ctx, struct sim_q *s, uint16_t
 		s->attr.umem[i].size = size;
 	}
 	return 0;
+}
+
+static inline int sim_q_parts(struct ibv_context *ctx, struct sim_q *s, uint16_t qidx,
+			      uint16_t qsize)
+{
+	return sim_q_parts_on(ctx, s, qidx, qsize, NULL);
 }
 
 /* Create the queue of s->attr; 0 or an errno (s->out holds the output). */
@@ -234,6 +248,56 @@ static inline void sim_q_destroy(struct sim_q *s)
 		if (parts[i] != NULL)
 			CU_ASSERT_EQUAL(G->devx_obj_destroy(parts[i]), 0);
 	memset(s, 0, sizeof(*s));
+}
+
+/* A direct key (MTT) over @umem_id: [@start, @start + @len) at @off of
+ * the UMEM, readable, writable when @lw. The key in *mkey; the output in
+ * @out (DVSHARE_PRM_HDR_SIZE bytes). */
+static inline struct mlx5dv_devx_obj *sim_mkey(struct ibv_context *ctx, uint32_t pd,
+					       uint32_t umem_id, uint64_t start, uint64_t len,
+					       uint64_t off, int lw, uint32_t *mkey, uint8_t *out)
+{
+	uint8_t in[DVSHARE_PRM_MKEY_SIZE];
+	struct dvshare_prm_mkey m;
+	struct mlx5dv_devx_obj *o;
+
+	memset(&m, 0, sizeof(m));
+	m.lr = 1;
+	m.lw = (uint8_t)(lw != 0);
+	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m.pd = pd;
+	m.start_addr = start;
+	m.len = len;
+	m.umem_id = umem_id;
+	m.umem_offset = off;
+	o = G->devx_obj_create(ctx, in, dvshare_prm_mkey_create_direct(in, &m), out,
+			       DVSHARE_PRM_HDR_SIZE);
+	if (o != NULL && mkey != NULL)
+		*mkey = dvshare_prm_mkey_created(in, out);
+	return o;
+}
+
+/* An indirect key (KLM) over @n entries from @start. */
+static inline struct mlx5dv_devx_obj *sim_mkey_klm(struct ibv_context *ctx, uint32_t pd,
+						   uint64_t start, const struct dvshare_prm_klm *klm,
+						   unsigned int n, uint32_t *mkey, uint8_t *out)
+{
+	uint8_t in[DVSHARE_PRM_MKEY_KLM_SIZE(16)];
+	struct dvshare_prm_mkey m;
+	struct mlx5dv_devx_obj *o;
+
+	memset(&m, 0, sizeof(m));
+	m.lr = m.lw = 1;
+	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m.pd = pd;
+	m.start_addr = start;
+	for (unsigned int i = 0; i < n; i++)
+		m.len += klm[i].byte_count;
+	o = G->devx_obj_create(ctx, in, dvshare_prm_mkey_create_klm(in, &m, klm, n), out,
+			       DVSHARE_PRM_HDR_SIZE);
+	if (o != NULL && mkey != NULL)
+		*mkey = dvshare_prm_mkey_created(in, out);
+	return o;
 }
 
 #endif

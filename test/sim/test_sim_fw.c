@@ -326,17 +326,26 @@ static int set_state(struct sim_q *q, uint8_t state, uint8_t *out)
 /* The changes Linux's mlx5_vdpa asks for (is_valid_state_change): INIT ->
  * RDY -> SUSPEND; SUSPEND -> RDY only where the caps say
  * freeze_to_rdy_supported (the sim's do not); nothing else, ERR and
- * staying put included. RDY needs the guest-memory mkey (sim: non-zero,
- * it models no MKEY objects); fields other than the state change only in
- * INIT or SUSPEND (modifiable_virtqueue_fields). */
+ * staying put included. RDY needs a key with the rings in it
+ * (test_sim_mkey.c has its rules); fields other than the state change
+ * only in INIT or SUSPEND (modifiable_virtqueue_fields). */
 static void test_virtq_state_machine(void)
 {
 	uint8_t out[DVSHARE_PRM_HDR_SIZE];
 	struct dvshare_prm_virtq w;
+	struct mlx5dv_devx_umem *um;
+	struct mlx5dv_devx_obj *key;
+	uint32_t mkey = 0;
 	struct sim_q q;
+	void *mem;
 
 	setup();
 	CU_ASSERT_EQUAL_FATAL(sim_q_create(ctx, &q, 0, 64), 0);
+	CU_ASSERT_EQUAL_FATAL(posix_memalign(&mem, 4096, 8192), 0);
+	um = G->devx_umem_reg(ctx, mem, 8192, IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(um);
+	key = sim_mkey(ctx, q.pd_id, um->umem_id, (uintptr_t)mem, 8192, 0, 1, &mkey, out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(key);
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_SUSPEND, out), EREMOTEIO);
 	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_BAD_STATE);
 	for (uint8_t st = DVSHARE_PRM_VIRTQ_STATE_INIT; st <= DVSHARE_PRM_VIRTQ_STATE_ERR; st += 3) {
@@ -346,8 +355,10 @@ static void test_virtq_state_machine(void)
 	CU_ASSERT_EQUAL(set_state(&q, DVSHARE_PRM_VIRTQ_STATE_RDY, out), EREMOTEIO);
 	CU_ASSERT_EQUAL(dvshare_prm_out_syndrome(out), DVS_SIM_SYND_NO_MKEY);
 	memset(&w, 0, sizeof(w));
-	w.mkey = 0x1100;
-	w.desc_addr = 0x10000;
+	w.mkey = mkey;
+	w.desc_addr = (uintptr_t)mem;
+	w.available_addr = (uintptr_t)mem + 1024;
+	w.used_addr = (uintptr_t)mem + 2048;
 	w.hw_available_index = 3;
 	CU_ASSERT_EQUAL(modify(&q, DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY | DVSHARE_PRM_VIRTQ_MODIFY_ADDR |
 				      DVSHARE_PRM_VIRTQ_MODIFY_HW_AVAILABLE_INDEX, &w, out), 0);
@@ -370,11 +381,16 @@ static void test_virtq_state_machine(void)
 						  sizeof(qout)), 0);
 		dvshare_prm_virtq_parse(qout, &got);
 		CU_ASSERT_EQUAL(got.state, DVSHARE_PRM_VIRTQ_STATE_SUSPEND);
-		CU_ASSERT_EQUAL(got.mkey, 0x1100u);
-		CU_ASSERT_EQUAL(got.desc_addr, 0x10000u);
+		CU_ASSERT_EQUAL(got.mkey, mkey);
+		CU_ASSERT_EQUAL(got.desc_addr, (uintptr_t)mem);
 		CU_ASSERT_EQUAL(got.hw_available_index, 3);
 		CU_ASSERT_EQUAL(got.hw_used_index, 2);
 	}
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(q.q), 0); /* the queue, then its key */
+	q.q = NULL;
+	CU_ASSERT_EQUAL(G->devx_obj_destroy(key), 0);
+	CU_ASSERT_EQUAL(G->devx_umem_dereg(um), 0);
+	free(mem);
 	sim_q_destroy(&q);
 	teardown();
 }

@@ -25,6 +25,17 @@ static uint64_t bits(const void *buf, unsigned int off, unsigned int width)
 	return v;
 }
 
+/* True when the @width bits from bit @off are all 0 (any width). */
+static int zero_bits(const void *buf, unsigned int off, unsigned int width)
+{
+	for (unsigned int i = 0; i < width; i += 64)
+		if (bits(buf, off + i, width - i < 64 ? width - i : 64) != 0)
+			return 0;
+	return 1;
+}
+
+static void set_bits(uint8_t *buf, unsigned int off, unsigned int width, uint64_t v);
+
 static void test_big_endian_and_unaligned(void)
 {
 	uint8_t b[32];
@@ -94,6 +105,133 @@ static void test_created_id(void)
 	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_CREATE_GENERAL_OBJECT, out),
 			0x80000077u);
 	CU_ASSERT_EQUAL(dvshare_prm_created_id(0x0400 /* CREATE_CQ */, out), 0u);
+	/* create_mkey_out.mkey_index 0x48/24: the key with mkey_7_0 0. */
+	out[8] = 0x99;
+	dvshare_prm_put24(out, 9, 0x00abcd);
+	CU_ASSERT_EQUAL(dvshare_prm_created_id(DVSHARE_PRM_CMD_CREATE_MKEY, out), 0xabcd00u);
+}
+
+/* create_mkey_in (mlx5_prm.h): opcode 0x0/16, pg_access 0x60/1, the
+ * kernel's mkey_umem_valid 0x61/1, mkc at 0x80, translations_octword_
+ * actual_size 0x300/32, mkey_umem_id 0x320/32, mkey_umem_offset 0x340/64,
+ * klm_pas_mtt at 0x880; mkc: access_mode_4_2 0x3/3, rw 0x12, rr 0x13,
+ * lw 0x14, lr 0x15, access_mode_1_0 0x16/2, qpn 0x20/24, mkey_7_0 0x38/8,
+ * pd 0x68/24, start_addr 0x80/64, len 0xc0/64, translations_octword_size
+ * 0x1a0/32, log_page_size 0x1db/5; klm: byte_count 0x0/32, mkey 0x20/32,
+ * address 0x40/64. */
+#define MKC(x) (0x80u + (x))
+
+static void test_mkey_direct(void)
+{
+	uint8_t in[DVSHARE_PRM_MKEY_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	struct dvshare_prm_mkey m, back;
+
+	memset(&m, 0, sizeof(m));
+	m.lr = m.lw = 1;
+	m.key = 0x5a;
+	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m.pd = 0xabcdef;
+	m.start_addr = 0x7f0012345000ull;
+	m.len = 3 * 4096 + 1;
+	m.umem_id = 0xdeadbeef;
+	m.umem_offset = 0x1122334455ull;
+	memset(in, 0xff, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_mkey_create_direct(in, &m), DVSHARE_PRM_MKEY_SIZE);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_MKEY_SIZE, 0x880u / 8);
+	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x200u);
+	CU_ASSERT_TRUE(zero_bits(in, 0x10, 0x70)); /* uid, op_mod, reserved, pg_access */
+	CU_ASSERT_EQUAL(bits(in, 0x61, 1), 0u);    /* mkey_umem_valid: the kernel's */
+	CU_ASSERT_EQUAL(bits(in, MKC(0x3), 3), 0u);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x16), 2), DVSHARE_PRM_MKEY_MODE_MTT);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x12), 4), 0x3u); /* rw rr lw lr */
+	CU_ASSERT_EQUAL(bits(in, MKC(0x10), 2), 0u);   /* umr_en, a */
+	CU_ASSERT_EQUAL(bits(in, MKC(0x20), 24), 0xffffffu);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x38), 8), 0x5au);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x60), 1), 0u); /* length64 */
+	CU_ASSERT_EQUAL(bits(in, MKC(0x68), 24), 0xabcdefu);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x80), 64), 0x7f0012345000ull);
+	CU_ASSERT_EQUAL(bits(in, MKC(0xc0), 64), 3 * 4096 + 1u);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x1a0), 32), 2u); /* 4 pages, 2 per octword */
+	CU_ASSERT_EQUAL(bits(in, MKC(0x1db), 5), 12u);
+	CU_ASSERT_EQUAL(bits(in, 0x300, 32), 2u);
+	CU_ASSERT_EQUAL(bits(in, 0x320, 32), 0xdeadbeefu);
+	CU_ASSERT_EQUAL(bits(in, 0x340, 64), 0x1122334455ull);
+	CU_ASSERT_TRUE(zero_bits(in, 0x280, 0x80)); /* reserved */
+	CU_ASSERT_TRUE(zero_bits(in, 0x380, 0x500));
+	dvshare_prm_mkey_parse(in, &back);
+	CU_ASSERT_EQUAL(back.access_mode, DVSHARE_PRM_MKEY_MODE_MTT);
+	CU_ASSERT_TRUE(back.lr && back.lw && !back.rr && !back.rw && !back.umem_valid);
+	CU_ASSERT_EQUAL(back.key, 0x5a);
+	CU_ASSERT_EQUAL(back.qpn, 0xffffffu);
+	CU_ASSERT_EQUAL(back.pd, 0xabcdefu);
+	CU_ASSERT_EQUAL(back.start_addr, m.start_addr);
+	CU_ASSERT_EQUAL(back.len, m.len);
+	CU_ASSERT_EQUAL(back.log_page_size, 12);
+	CU_ASSERT_EQUAL(back.translations, 2u);
+	CU_ASSERT_EQUAL(back.umem_id, m.umem_id);
+	CU_ASSERT_EQUAL(back.umem_offset, m.umem_offset);
+	set_bits(in, 0x61, 1, 1);
+	set_bits(in, MKC(0x12), 2, 3);
+	dvshare_prm_mkey_parse(in, &back);
+	CU_ASSERT_TRUE(back.umem_valid && back.rr && back.rw);
+	/* The key: mkey_index << 8 | the command's mkey_7_0. */
+	memset(out, 0, sizeof(out));
+	set_bits(out, 0x48, 24, 0x12345);
+	CU_ASSERT_EQUAL(dvshare_prm_mkey_created(in, out), 0x123455au);
+	/* query_mkey_in.mkey_index 0x48/24 (the kernel's mlx5_ifc.h). */
+	uint8_t q[DVSHARE_PRM_HDR_SIZE];
+	CU_ASSERT_EQUAL(dvshare_prm_mkey_query(q, 0x123455a), DVSHARE_PRM_HDR_SIZE);
+	CU_ASSERT_EQUAL(bits(q, 0x0, 16), 0x201u);
+	CU_ASSERT_EQUAL(bits(q, 0x48, 24), 0x12345u);
+	CU_ASSERT_EQUAL(bits(q, 0x60, 32), 0u);
+}
+
+static void test_mkey_klm(void)
+{
+	uint8_t in[DVSHARE_PRM_MKEY_KLM_SIZE(5)];
+	const struct dvshare_prm_klm klm[5] = {
+		{ 0x1000, 0x100, 0x10000 }, { 0x2000, 0x200, 0x20000 }, { 0x3000, 0x300, 0x30000 },
+		{ 0x4000, 0x400, 0x40000 }, { 0x80000000u, 0xabcdef01u, 0x123456789abcull },
+	};
+	struct dvshare_prm_mkey m, back;
+	struct dvshare_prm_klm k;
+
+	CU_ASSERT_EQUAL(DVSHARE_PRM_MKEY_KLM_SIZE(1), 272u + 4 * 16);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_MKEY_KLM_SIZE(4), 272u + 4 * 16);
+	CU_ASSERT_EQUAL(DVSHARE_PRM_MKEY_KLM_SIZE(5), 272u + 8 * 16);
+	memset(&m, 0, sizeof(m));
+	m.lr = m.lw = 1;
+	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m.pd = 7;
+	m.start_addr = 0x10000;
+	m.len = 0x8000a000ull;
+	m.umem_id = 99; /* ignored */
+	memset(in, 0xff, sizeof(in));
+	CU_ASSERT_EQUAL(dvshare_prm_mkey_create_klm(in, &m, klm, 5), sizeof(in));
+	CU_ASSERT_EQUAL(bits(in, MKC(0x3), 3), 0u);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x16), 2), DVSHARE_PRM_MKEY_MODE_KLM);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x1a0), 32), 8u);
+	CU_ASSERT_EQUAL(bits(in, MKC(0x1db), 5), 0u); /* must be 0 for KLM (DPDK) */
+	CU_ASSERT_EQUAL(bits(in, 0x300, 32), 8u);
+	CU_ASSERT_TRUE(zero_bits(in, 0x320, 32 + 64));
+	for (unsigned int i = 0; i < 5; i++) {
+		unsigned int e = 0x880 + 0x80 * i;
+		CU_ASSERT_EQUAL(bits(in, e, 32), klm[i].byte_count);
+		CU_ASSERT_EQUAL(bits(in, e + 0x20, 32), klm[i].mkey);
+		CU_ASSERT_EQUAL(bits(in, e + 0x40, 64), klm[i].address);
+		dvshare_prm_klm_parse(in, i, &k);
+		CU_ASSERT_EQUAL(k.byte_count, klm[i].byte_count);
+		CU_ASSERT_EQUAL(k.mkey, klm[i].mkey);
+		CU_ASSERT_EQUAL(k.address, klm[i].address);
+	}
+	CU_ASSERT_TRUE(zero_bits(in, 0x880 + 0x80 * 5, 0x80 * 3)); /* padding entries */
+	dvshare_prm_mkey_parse(in, &back);
+	CU_ASSERT_EQUAL(back.access_mode, DVSHARE_PRM_MKEY_MODE_KLM);
+	CU_ASSERT_EQUAL(back.len, m.len);
+	/* access_mode_4_2 is read back too (KSM is 3, a 4_2 mode 4 and up). */
+	set_bits(in, MKC(0x3), 3, 1);
+	dvshare_prm_mkey_parse(in, &back);
+	CU_ASSERT_EQUAL(back.access_mode, 4 | DVSHARE_PRM_MKEY_MODE_KLM);
 }
 
 /* virtio_net_q at bit 0x80 of create_virtq_in; virtio_q at its 0x200. */
@@ -216,6 +354,8 @@ static void test_caps(void)
 
 	memset(out, 0, sizeof(out));
 	set_bits(cap, 0x30, 16, 0x1234);
+	set_bits(cap, 0xea, 6, 24);  /* log_max_mkey */
+	set_bits(cap, 0x11a, 6, 3);  /* log_maxklm_list_size */
 	set_bits(cap, 0x310, 8, 1);
 	set_bits(cap, 0x32b, 5, 18);
 	set_bits(cap, 0x348, 8, 7);
@@ -224,6 +364,8 @@ static void test_caps(void)
 	CU_ASSERT_EQUAL(g.vhca_id, 0x1234);
 	CU_ASSERT_EQUAL(g.flow_counter_bulk_alloc, 1);
 	CU_ASSERT_EQUAL(g.log_max_pd, 18);
+	CU_ASSERT_EQUAL(g.log_max_mkey, 24);
+	CU_ASSERT_EQUAL(g.log_max_klm_list_size, 3);
 	CU_ASSERT_EQUAL(g.log_max_flow_counter_bulk, 7);
 	CU_ASSERT_TRUE(dvshare_prm_hca_has_obj(&g, DVSHARE_PRM_OBJ_VIRTIO_NET_Q));
 	CU_ASSERT_FALSE(dvshare_prm_hca_has_obj(&g, 0x000c));
@@ -303,7 +445,7 @@ static void test_td_and_tis(void)
 	memset(in, 0xee, sizeof(in));
 	CU_ASSERT_EQUAL(dvshare_prm_alloc_td(in), 16u);
 	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x816u);
-	CU_ASSERT_EQUAL(bits(in, 0x10, 0x70), 0u);
+	CU_ASSERT_TRUE(zero_bits(in, 0x10, 0x70));
 	memset(in, 0xee, sizeof(in));
 	CU_ASSERT_EQUAL(dvshare_prm_create_tis(in, 0xabcdef, 1), 192u);
 	CU_ASSERT_EQUAL(bits(in, 0x0, 16), 0x912u);
@@ -358,6 +500,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_big_endian_and_unaligned),
 	DVS_TEST(test_header),
 	DVS_TEST(test_created_id),
+	DVS_TEST(test_mkey_direct),
+	DVS_TEST(test_mkey_klm),
 	DVS_TEST(test_virtq_create_layout),
 	DVS_TEST(test_virtq_modify_and_query),
 	DVS_TEST(test_caps),
