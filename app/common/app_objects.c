@@ -257,8 +257,35 @@ static int virtq_counters(struct dvshare_dev *dev, const char *cname, uint32_t *
 	return create(dev, cname, in, dvshare_prm_virtq_counters_create(in), id, NULL, NULL);
 }
 
+int app_mkey_create(struct dvshare_dev *dev, const char *name, uint32_t umem_id, const void *addr,
+		    uint64_t len, uint32_t *mkey)
+{
+	uint8_t in[DVSHARE_PRM_MKEY_SIZE];
+	struct dvshare_prm_mkey m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	rc = app_pd(dev, &m.pd);
+	if (rc != 0)
+		return rc;
+	m.lr = m.lw = 1;
+	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m.start_addr = (uintptr_t)addr;
+	m.len = len;
+	m.umem_id = umem_id;
+	return create(dev, name, in, dvshare_prm_mkey_create_direct(in, &m), mkey, NULL, NULL);
+}
+
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome)
+{
+	return app_virtq_create_rings(dev, name, queue_index, queue_size, NULL, obj_id, status,
+				      syndrome);
+}
+
+int app_virtq_create_rings(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
+			   uint16_t queue_size, const struct app_virtq_rings *rings,
+			   uint32_t *obj_id, uint8_t *status, uint32_t *syndrome)
 {
 	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE];
 	struct dvshare_prm_hca_caps gen;
@@ -285,6 +312,12 @@ int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_i
 	if (rc < 0)
 		return rc;
 	q.event_mode = (uint8_t)rc;
+	if (rings != NULL) {
+		q.mkey = rings->mkey;
+		q.desc_addr = rings->desc;
+		q.available_addr = rings->avail;
+		q.used_addr = rings->used;
+	}
 	rc = app_pd(dev, &q.pd);
 	if (rc == 0)
 		rc = app_tis(dev, &q.tisn_or_qpn);

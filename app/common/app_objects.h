@@ -69,6 +69,26 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome);
 
+/* Where a queue's rings are, through which key (its virtio_q_mkey). */
+struct app_virtq_rings {
+	uint32_t mkey;
+	uint64_t desc, avail, used;
+};
+
+/* app_virtq_create(), the queue given its key and rings at create (as
+ * DPDK's vdpa driver gives them, so that a state change is the only
+ * modify it needs). @rings NULL: none, as app_virtq_create(). */
+int app_virtq_create_rings(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
+			   uint16_t queue_size, const struct app_virtq_rings *rings,
+			   uint32_t *obj_id, uint8_t *status, uint32_t *syndrome);
+
+/* A direct key named @name over UMEM @umem_id ([@addr, @addr + @len) of
+ * this process, the key's addresses the virtual ones), readable and
+ * writable by the device, on the device's PD (any process). 0 and *mkey,
+ * or a negative errno. */
+int app_mkey_create(struct dvshare_dev *dev, const char *name, uint32_t umem_id, const void *addr,
+		    uint64_t len, uint32_t *mkey);
+
 /* Register @size bytes of this process's memory (page-aligned, zeroed) as
  * UMEM @name: heap memory in the primary, DPDK memory (rte_zmalloc()) in a
  * secondary, whose UMEM the primary registers. The memory is kept until app_destroy() of the UMEM

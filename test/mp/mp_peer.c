@@ -28,6 +28,7 @@
 #include "dvs_sim.h"
 #include "dvshare.h"
 #include "dvshare_prm.h"
+#include "mp_peer.h"
 
 #define MAX_DEVS 8
 
@@ -45,7 +46,7 @@ static struct {
 	struct dvshare_obj *obj;
 } held[MAX_HELD];
 
-static void reply(const char *fmt, ...)
+void reply(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -57,7 +58,7 @@ static void reply(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static void reply_err(const char *what)
+void reply_err(const char *what)
 {
 	reply("err %d %s: %s", rte_errno, what, strerror(rte_errno));
 }
@@ -83,7 +84,7 @@ static void on_event(struct dvshare_dev *dev, enum dvshare_event ev, const char 
 		usleep(1000);
 }
 
-static struct dvshare_dev *dev_of(const char *name)
+struct dvshare_dev *dev_of(const char *name)
 {
 	struct dvshare_dev *d = dvshare_dev_lookup(name);
 
@@ -457,6 +458,26 @@ static void cmd_lookup(struct dvshare_dev *d, const char *what, const char *name
 	}
 }
 
+struct dvs_sim_engine *mp_engine(const char *dev)
+{
+	struct dvshare_dev *d = dev_of(dev);
+	struct dvs_sim_engine **e;
+
+	if (d == NULL)
+		return NULL;
+	if ((e = engine_of(dev)) != NULL)
+		return *e;
+	for (int i = 0; i < MAX_DEVS; i++) {
+		if (engines[i] == NULL) {
+			engines[i] = dvs_sim_engine_create(dvshare_dev_ctx(d));
+			snprintf(engine_dev[i], sizeof(engine_dev[i]), "%s", dev);
+			return engines[i];
+		}
+	}
+	errno = ENOSPC;
+	return NULL;
+}
+
 static void cmd_engine(const char *dev, int poll)
 {
 	struct dvshare_dev *d = dev_of(dev);
@@ -745,7 +766,7 @@ static int run(char *line)
 
 	line[strcspn(line, "\n")] = '\0';
 	/* Longer command names first: sscanf("ring %s") also matches "ringheld". */
-	if (run_held(line))
+	if (run_held(line) || mp_port_run(line))
 		return 0;
 	if (sscanf(line, "openq %255s %u", a, &x) == 2) {
 		/* Open with a per-secondary object limit (before "open", which
@@ -1048,6 +1069,7 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin) != NULL)
 		if (run(line))
 			break;
+	mp_port_cleanup();
 	for (int i = 0; i < MAX_DEVS; i++)
 		dvs_sim_engine_destroy(engines[i]);
 	for (int i = 0; i < MAX_HELD; i++) {
