@@ -26,6 +26,9 @@ enum pmd_cmd {
 	PMD_UMEM_REG, PMD_DESTROY, PMD_DESTROY_TIMEOUT, PMD_RING, PMD_RING_COUNT,
 	PMD_RING_PACED, PMD_QUERY, PMD_MODIFY, PMD_MODIFY_INDEX, PMD_COUNTER_CREATE,
 	PMD_CAPS, PMD_META_SET, PMD_META_GET, PMD_HELP, PMD_HELP_SECTION, PMD_QUIT,
+	PMD_PORT_CREATE, PMD_PORT_CREATE_SIZE, PMD_PORT_DESTROY, PMD_STEER, PMD_STEER_COUNTER,
+	PMD_SET_FWD, PMD_SET_BURST, PMD_SET_TXPKTS, PMD_START, PMD_START_TX_FIRST,
+	PMD_START_TX_FIRST_N, PMD_STOP, PMD_SHOW_PORT_STATS, PMD_SHOW_PORT_STATS_ALL,
 	PMD_REFUSED, /* the catch-all: a line no command takes */
 };
 
@@ -40,6 +43,19 @@ int pmd_umem_reg(const char *dev, const char *name, uint32_t size);
 int pmd_counter_create(const char *dev, const char *name);
 /* Print "error: <what>: <reason>" (one line); returns @rc. */
 int pmd_error(int rc, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* pmd_fwd.c: ports and forwarding, as testpmd's. */
+int pmd_port_create(const char *dev, uint32_t port, uint32_t size);
+int pmd_port_destroy(uint32_t port);
+int pmd_steer(const char *dev, uint32_t tx, uint32_t rx, const char *counter);
+int pmd_set_fwd(const char *mode);
+int pmd_set_burst(uint32_t n);
+int pmd_set_txpkts(uint32_t n);
+int pmd_start(int tx_first, uint32_t bursts);
+int pmd_stop(void);
+int pmd_show_port_stats(const char *which);
+/* Stop forwarding and destroy this process's ports (before the close). */
+void pmd_fwd_shutdown(void);
 
 /* pmd_show.c: the show commands, one aligned table each. */
 int pmd_show_devices(const char *dev);

@@ -229,9 +229,23 @@ static cmdline_parse_token_string_t t_state = KW(2, "init#rdy#suspend#err");
 static cmdline_parse_token_string_t t_index = KW(2, "avail#used");
 static cmdline_parse_token_string_t t_help = KW(0, "help");
 static cmdline_parse_token_string_t t_section =
-	KW(1, "show#objects#doorbells#queues#session#all");
+	KW(1, "show#objects#doorbells#queues#ports#session#all");
 static cmdline_parse_token_string_t t_quit = KW(0, "quit");
 static cmdline_parse_token_string_t t_new3 = WORD(3); /* a name not made yet */
+static cmdline_parse_token_string_t t_port = KW(0, "port");
+static cmdline_parse_token_string_t t_port1 = KW(1, "port");
+static cmdline_parse_token_string_t t_destroy1 = KW(1, "destroy");
+static cmdline_parse_token_string_t t_steer = KW(0, "steer");
+static cmdline_parse_token_string_t t_set0 = KW(0, "set");
+static cmdline_parse_token_string_t t_fwd = KW(1, "fwd");
+static cmdline_parse_token_string_t t_fwd_mode = KW(2, "io#txonly#rxonly#macswap");
+static cmdline_parse_token_string_t t_burst = KW(1, "burst");
+static cmdline_parse_token_string_t t_txpkts = KW(1, "txpkts");
+static cmdline_parse_token_string_t t_start = KW(0, "start");
+static cmdline_parse_token_string_t t_tx_first = KW(1, "tx_first");
+static cmdline_parse_token_string_t t_stop = KW(0, "stop");
+static cmdline_parse_token_string_t t_stats2 = KW(2, "stats");
+static cmdline_parse_token_string_t t_which3 = WORD(3); /* a port number or "all" */
 static struct token_name t_dev1 = NAME(1, PMD_NAMES_DEV);
 static struct token_name t_dev2 = NAME(2, PMD_NAMES_DEV);
 static struct token_name t_dev3 = NAME(3, PMD_NAMES_DEV_ALL);
@@ -297,10 +311,33 @@ INST(c_modify, PMD_MODIFY, "modify <obj> <init|rdy|suspend|err>",
      TOK(t_modify), TOK(t_virtq1), TOK(t_state));
 INST(c_modify_index, PMD_MODIFY_INDEX, "modify <obj> <avail|used> <n>",
      TOK(t_modify), TOK(t_virtq1), TOK(t_index), TOK(t_n0));
-INST(c_help, PMD_HELP, "help [show|objects|doorbells|queues|session|all]", TOK(t_help));
-INST(c_help_section, PMD_HELP_SECTION, "help [show|objects|doorbells|queues|session|all]",
+INST(c_help, PMD_HELP, "help [show|objects|doorbells|queues|ports|session|all]", TOK(t_help));
+INST(c_help_section, PMD_HELP_SECTION, "help [show|objects|doorbells|queues|ports|session|all]",
      TOK(t_help), TOK(t_section));
 INST(c_quit, PMD_QUIT, "quit", TOK(t_quit));
+INST(c_port_create, PMD_PORT_CREATE, "port create <dev> <port> [qsize]",
+     TOK(t_port), TOK(t_create), TOK(t_dev2), TOK(t_n0));
+INST(c_port_create_n, PMD_PORT_CREATE_SIZE, "port create <dev> <port> [qsize]",
+     TOK(t_port), TOK(t_create), TOK(t_dev2), TOK(t_n0), TOK(t_n1));
+INST(c_port_destroy, PMD_PORT_DESTROY, "port destroy <port>",
+     TOK(t_port), TOK(t_destroy1), TOK(t_n0));
+INST(c_steer, PMD_STEER, "steer <dev> <txq> <rxq> [counter]",
+     TOK(t_steer), TOK(t_dev1), TOK(t_n0), TOK(t_n1));
+INST(c_steer_counter, PMD_STEER_COUNTER, "steer <dev> <txq> <rxq> [counter]",
+     TOK(t_steer), TOK(t_dev1), TOK(t_n0), TOK(t_n1), TOK(t_any2));
+INST(c_set_fwd, PMD_SET_FWD, "set fwd <io|txonly|rxonly|macswap>",
+     TOK(t_set0), TOK(t_fwd), TOK(t_fwd_mode));
+INST(c_set_burst, PMD_SET_BURST, "set burst <n>", TOK(t_set0), TOK(t_burst), TOK(t_n0));
+INST(c_set_txpkts, PMD_SET_TXPKTS, "set txpkts <n>", TOK(t_set0), TOK(t_txpkts), TOK(t_n0));
+INST(c_start, PMD_START, "start", TOK(t_start));
+INST(c_start_tx_first, PMD_START_TX_FIRST, "start tx_first [n]", TOK(t_start), TOK(t_tx_first));
+INST(c_start_tx_first_n, PMD_START_TX_FIRST_N, "start tx_first [n]",
+     TOK(t_start), TOK(t_tx_first), TOK(t_n0));
+INST(c_stop, PMD_STOP, "stop", TOK(t_stop));
+INST(c_show_port_stats_all, PMD_SHOW_PORT_STATS_ALL, "show port stats [port|all]",
+     TOK(t_show), TOK(t_port1), TOK(t_stats2));
+INST(c_show_port_stats, PMD_SHOW_PORT_STATS, "show port stats [port|all]",
+     TOK(t_show), TOK(t_port1), TOK(t_stats2), TOK(t_which3));
 INST(c_refused, PMD_REFUSED, "", TOK(t_rest));
 
 #define COMMANDS                                                             \
@@ -309,7 +346,10 @@ INST(c_refused, PMD_REFUSED, "", TOK(t_rest));
 	&c_var_alloc, &c_obj_create, &c_counter_create, &c_umem_reg,          \
 	&c_destroy, &c_destroy_t, &c_meta_set, &c_meta_get, &c_ring,          \
 	&c_ring_n, &c_ring_paced, &c_query, &c_modify, &c_modify_index,       \
-	&c_help, &c_help_section, &c_quit
+	&c_help, &c_help_section, &c_quit, &c_port_create, &c_port_create_n,  \
+	&c_port_destroy, &c_steer, &c_steer_counter, &c_set_fwd, &c_set_burst, \
+	&c_set_txpkts, &c_start, &c_start_tx_first, &c_start_tx_first_n,      \
+	&c_stop, &c_show_port_stats_all, &c_show_port_stats
 
 static cmdline_parse_ctx_t commands[] = { COMMANDS, NULL };
 static cmdline_parse_ctx_t commands_and_rest[] = { COMMANDS, &c_refused, NULL };

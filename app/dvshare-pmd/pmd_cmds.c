@@ -380,6 +380,20 @@ int pmd_run(enum pmd_cmd cmd, const struct pmd_res *r)
 	case PMD_HELP: pmd_help(NULL); break;
 	case PMD_HELP_SECTION: pmd_help(r->w[1]); break;
 	case PMD_QUIT: pmd_quit = 1; break;
+	case PMD_PORT_CREATE: rc = pmd_port_create(r->w[2], r->n[0], 256); break;
+	case PMD_PORT_CREATE_SIZE: rc = pmd_port_create(r->w[2], r->n[0], r->n[1]); break;
+	case PMD_PORT_DESTROY: rc = pmd_port_destroy(r->n[0]); break;
+	case PMD_STEER: rc = pmd_steer(r->w[1], r->n[0], r->n[1], NULL); break;
+	case PMD_STEER_COUNTER: rc = pmd_steer(r->w[1], r->n[0], r->n[1], r->w[2]); break;
+	case PMD_SET_FWD: rc = pmd_set_fwd(r->w[2]); break;
+	case PMD_SET_BURST: rc = pmd_set_burst(r->n[0]); break;
+	case PMD_SET_TXPKTS: rc = pmd_set_txpkts(r->n[0]); break;
+	case PMD_START: rc = pmd_start(0, 0); break;
+	case PMD_START_TX_FIRST: rc = pmd_start(1, 1); break;
+	case PMD_START_TX_FIRST_N: rc = pmd_start(1, r->n[0]); break;
+	case PMD_STOP: rc = pmd_stop(); break;
+	case PMD_SHOW_PORT_STATS: rc = pmd_show_port_stats(r->w[3]); break;
+	case PMD_SHOW_PORT_STATS_ALL: rc = pmd_show_port_stats("all"); break;
 	case PMD_REFUSED: rc = -EINVAL; break; /* pmd_cmdline.c reports it */
 	}
 	fflush(stdout);

@@ -20,6 +20,7 @@ enum {
 	S_DOORBELLS = 1 << 2,
 	S_QUEUES = 1 << 3,
 	S_SESSION = 1 << 4,
+	S_PORTS = 1 << 5,
 };
 
 static const struct section {
@@ -31,6 +32,8 @@ static const struct section {
 	{ "objects", S_OBJECTS, "make, publish and destroy objects; their metadata" },
 	{ "doorbells", S_DOORBELLS, "ring VAR pages; what the device saw" },
 	{ "queues", S_QUEUES, "VIRTIO_NET_Qs and flow counters: make, query, modify" },
+	{ "ports", S_PORTS, "virtio-net ports on shared queues: make them, forward packets, "
+	  "their statistics" },
 	{ "session", S_SESSION, "help and quit" },
 	{ "all", ~0u, "every command" },
 };
@@ -81,8 +84,33 @@ static const struct cmd_doc {
 	  S_QUEUES },
 	{ "modify <obj> <avail|used> <n>", "set a queue's hardware available or used index",
 	  S_QUEUES },
-	{ "help [show|objects|doorbells|queues|session|all]", "the sections, or one section's "
-	  "commands", S_SESSION },
+	{ "port create <dev> <port> [qsize]", "make a virtio-net port this process drives: an RX "
+	  "and a TX VIRTIO_NET_Q (queues 2*port and 2*port+1, qsize entries, 256 by default) "
+	  "with their rings and an mbuf pool in one DPDK memzone, a UMEM and a key over it, a "
+	  "VAR to kick through (any process: a secondary's through the primary; objects "
+	  "p<port>.*)", S_PORTS },
+	{ "port destroy <port>", "destroy a port this process made (its queues first, then "
+	  "the memory)", S_PORTS },
+	{ "steer <dev> <txq> <rxq> [counter]", "the software device's steering (primary): TX "
+	  "queue txq delivers to RX queue rxq, counted by a flow counter; by default queue "
+	  "2k+1 delivers to 2k (a NIC steers with its flow rules)", S_PORTS },
+	{ "set fwd <io|txonly|rxonly|macswap>", "the forwarding mode, as testpmd's: io sends "
+	  "back what it receives, txonly sends frames of txpkts bytes, rxonly checks and drops "
+	  "what it receives (RX-bad: frames not as txonly sent them), macswap swaps the "
+	  "Ethernet addresses and sends back", S_PORTS },
+	{ "set burst <n>", "packets per burst, 1 to 512 (32 by default)", S_PORTS },
+	{ "set txpkts <n>", "txonly frame length in bytes (64 by default)", S_PORTS },
+	{ "start", "forward on every port of this process, on the first worker lcore (else a "
+	  "thread) while commands go on", S_PORTS },
+	{ "start tx_first [n]", "send n bursts (1 by default) of txonly frames on every port, "
+	  "then start", S_PORTS },
+	{ "stop", "stop forwarding, wait (1 s at most) for the device to take what was sent, "
+	  "and print each port's forward statistics", S_PORTS },
+	{ "show port stats [port|all]", "testpmd's port statistics (RX/TX packets, bytes, "
+	  "errors, Rx-pps and Tx-pps since the last show), the kicks, and the device's own view: "
+	  "each queue's state and QUERY indexes, and its counters", S_SHOW | S_PORTS },
+	{ "help [show|objects|doorbells|queues|ports|session|all]", "the sections, or one "
+	  "section's commands", S_SESSION },
 	{ "quit", "leave (the primary closes its devices with the destroy protocol)", S_SESSION },
 };
 

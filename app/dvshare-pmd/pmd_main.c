@@ -397,6 +397,7 @@ static void close_all(void)
 	struct dvshare_dev *devs[64];
 	int n = dvshare_dev_list(devs, 64);
 
+	pmd_fwd_shutdown(); /* its ports' objects, then their memory */
 	pmd_held_drop(NULL);
 	for (int i = 0; i < n && i < 64; i++) {
 		if (app_dev_close(devs[i]) != 0) {

@@ -14,6 +14,7 @@
 #include "dvs_log.h"
 #include "dvs_mlx5_glue.h"
 #include "dvs_sim.h"
+#include "dvshare_prm.h"
 
 using dvs::Handle;
 
@@ -260,6 +261,33 @@ int dvshare_dev::engine_start(uint32_t *service_id)
 	if (service_id != nullptr)
 		*service_id = engine_->id();
 	return 0;
+}
+
+int dvshare_dev::engine_steer(int tx_queue, int rx_queue, const char *counter)
+{
+	uint32_t id = 0;
+
+	if (!primary_)
+		return -EPERM;
+	if (!dvs_sim_is_context(ctx_))
+		return -ENOTSUP;
+	if (tx_queue < 0 || tx_queue > UINT16_MAX || rx_queue < -1 || rx_queue >= UINT16_MAX)
+		return -EINVAL;
+	if (counter != nullptr) {
+		dvs::Handle *h = lookup(counter, DVSHARE_TYPE_OBJ);
+		if (h == nullptr)
+			return -ENOENT;
+		const auto *o = static_cast<const dvshare_obj *>(h);
+		bool is_counter = o->create_op == DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER;
+		id = o->obj_id;
+		bool revoked;
+		if (h->put(&revoked) && revoked)
+			reap();
+		if (!is_counter)
+			return -EINVAL;
+	}
+	return dvs_sim_steer(ctx_, static_cast<uint16_t>(tx_queue),
+			     rx_queue < 0 ? UINT16_MAX : static_cast<uint16_t>(rx_queue), id);
 }
 
 int dvshare_dev::var_kicks(const char *name, uint64_t *kicks, uint32_t *last)

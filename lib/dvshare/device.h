@@ -108,6 +108,7 @@ public:
 
 	/* Software device only: the engine as a DPDK service (primary). */
 	int engine_start(uint32_t *service_id);
+	int engine_steer(int tx_queue, int rx_queue, const char *counter);
 	const dvs::EngineService *engine() const { return engine_.get(); }
 	int var_kicks(const char *name, uint64_t *kicks, uint32_t *last);
 

@@ -436,8 +436,10 @@ __rte_experimental
 int dvshare_destroy_glob(struct dvshare_dev *dev, const char *pattern, unsigned int timeout_ms);
 
 /**
- * Run the software device's doorbell engine as a DPDK service (primary,
- * "simN" devices): it turns doorbell stores into per-page kick counters.
+ * Run the software device's engine as a DPDK service (primary, "simN"
+ * devices): it turns doorbell stores into per-page kick counters, and is
+ * the device of the VIRTIO_NET_Q queues they name: it moves each TX
+ * queue's packets into an RX queue's buffers (dvshare_engine_steer()).
  * It runs on the first service lcore (-s / --service-lcore) if there is
  * one; otherwise the application runs it with
  * rte_service_run_iter_on_app_lcore(*service_id, 1).
@@ -453,6 +455,29 @@ int dvshare_destroy_glob(struct dvshare_dev *dev, const char *pattern, unsigned 
  */
 __rte_experimental
 int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id);
+
+/**
+ * The software device's steering (primary, "simN" devices): the packets
+ * of TX queue index @p tx_queue (odd) go to RX queue index @p rx_queue
+ * (even), and flow counter @p counter counts them. By default TX queue
+ * 2k + 1 delivers to RX queue 2k. A NIC steers with RQT, TIR and flow
+ * rules, which dvshare does not make: this call is the software device's
+ * alone (doc/sim.md).
+ *
+ * @param dev       the device
+ * @param tx_queue  a TX queue index: odd, below the device's
+ *                  max_num_virtio_queues
+ * @param rx_queue  an RX queue index (even), or -1 for tx_queue - 1
+ * @param counter   a published flow counter to count the packets and
+ *                  octets, or NULL for none
+ * @return 0; -ENOTSUP on a real NIC; -EPERM in a secondary; -EINVAL (an
+ *   index); -ENOENT (no such counter); -ENODEV (device closed).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+int dvshare_engine_steer(struct dvshare_dev *dev, int tx_queue, int rx_queue, const char *counter);
 
 /**
  * Doorbells the software device saw on a published VAR page, and the last

@@ -395,6 +395,11 @@ int dvshare_engine_start(struct dvshare_dev *dev, uint32_t *service_id)
 	return on_dev_int(dev, [&] { return dev->engine_start(service_id); });
 }
 
+int dvshare_engine_steer(struct dvshare_dev *dev, int tx_queue, int rx_queue, const char *counter)
+{
+	return on_dev_int(dev, [&] { return dev->engine_steer(tx_queue, rx_queue, counter); });
+}
+
 int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
 		      uint32_t *last_value)
 {

@@ -368,7 +368,7 @@ static void test_help_sections(void)
 	CU_ASSERT(section_has(o.out, "\nall: ", "show device info [dev|all]"));
 	CU_ASSERT(section_has(o.out, "\nall: ", "quit"));
 	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "error: help bogus: bad arguments (usage: help "
-					 "[show|objects|doorbells|queues|session|all])", buf,
+					 "[show|objects|doorbells|queues|ports|session|all])", buf,
 					 sizeof(buf)));
 	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "bye: 1 failed command(s)", buf, sizeof(buf)));
 	CU_ASSERT_EQUAL(o.status, 1);
@@ -432,7 +432,7 @@ static const char *const failing_lines[] = {
 	"error: modify q9: Remote I/O error (status BAD_PARAM, syndrome 0x",
 	"error: query nosuch: no such object\n",
 	"error: help bogus: bad arguments (usage: help "
-	"[show|objects|doorbells|queues|session|all])\n",
+	"[show|objects|doorbells|queues|ports|session|all])\n",
 	"error: show objects sim9: no device sim9\n",
 };
 
