@@ -112,22 +112,45 @@ static int frame_ok(const struct rte_mbuf *m)
 }
 
 /* Send one burst of txonly frames on port slot @i: how many went. */
-static uint16_t send_burst(int i)
+static uint16_t send_burst(int i, uint16_t count)
 {
 	struct rte_mbuf *m[MAX_BURST];
 	struct app_port *p = ports[i].p;
 
-	if (rte_pktmbuf_alloc_bulk(p->pool, m, burst) != 0) {
+	if (rte_pktmbuf_alloc_bulk(p->pool, m, count) != 0) {
 		app_port_tx_done(p);
 		return 0;
 	}
-	for (uint16_t k = 0; k < burst; k++)
+	for (uint16_t k = 0; k < count; k++)
 		frame_fill(m[k], ports[i].id, ports[i].tx_seq + k, txpkts);
-	uint16_t n = app_port_tx_burst(p, m, burst);
+	uint16_t n = app_port_tx_burst(p, m, count);
 	ports[i].tx_seq += n;
-	if (n < burst)
-		rte_pktmbuf_free_bulk(m + n, burst - n);
+	if (n < count)
+		rte_pktmbuf_free_bulk(m + n, count - n);
 	return n;
+}
+
+/* Send @bursts whole bursts on port slot @i, waiting for ring room (1 s
+ * without progress at most): 0, or -ETIMEDOUT. */
+static int send_whole(int i, uint32_t bursts)
+{
+	struct app_port *p = ports[i].p;
+	uint64_t want = (uint64_t)bursts * burst, done = 0, t = now_ns();
+
+	while (done < want) {
+		app_port_tx_done(p);
+		uint64_t n = RTE_MIN(RTE_MIN((uint64_t)burst, want - done), (uint64_t)p->ring[1].num_free);
+		n = n != 0 ? send_burst(i, (uint16_t)n) : 0;
+		done += n;
+		if (n != 0) {
+			t = now_ns();
+			continue;
+		}
+		if (now_ns() - t > 1000000000ull)
+			return -ETIMEDOUT;
+		usleep(50);
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------- forwarding */
@@ -139,7 +162,7 @@ static void fwd_port(int i)
 	uint16_t n;
 
 	if (mode == FWD_TXONLY) {
-		send_burst(i);
+		send_burst(i, burst);
 		return;
 	}
 	n = app_port_rx_burst(p, m, burst);
@@ -297,8 +320,10 @@ int pmd_start(int tx_first, uint32_t bursts)
 		return pmd_error(-ENODEV, "start", "no port (port create <dev> <port>)");
 	if (tx_first)
 		for (int i = 0; i < MAX_PORTS; i++)
-			for (uint32_t b = 0; ports[i].p != NULL && b < bursts; b++)
-				send_burst(i);
+			if (ports[i].p != NULL && send_whole(i, bursts) != 0)
+				return pmd_error(-ETIMEDOUT, "start tx_first",
+						 "port %u: the device took no packet for 1 s (is "
+						 "its engine running?)", ports[i].id);
 	running = 1;
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker < RTE_MAX_LCORE && rte_eal_remote_launch(fwd_loop, NULL, worker) != 0)
