@@ -134,6 +134,77 @@ static void test_cmdfile_primary_and_secondary(void)
 	mp_cleanup(prefix);
 }
 
+/* A secondary forwards as testpmd does: its port's TX queue loops back
+ * to its RX queue (the software device's default steering), "start
+ * tx_first" seeds the loop, "show port stats" says what moved in
+ * testpmd's layout, with the device's own view beside it; "stop" waits
+ * for the device to take what was sent. */
+static void test_forward_in_secondary(void)
+{
+	char prefix[96], buf[LINE];
+	struct run_output o;
+	struct peer prim;
+	const char *l;
+	unsigned long tx = 0, rx = 0, kicks = 0, bursts = 0, used = 0, rx_used = 0;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	fresh_prefix(prefix, sizeof(prefix), "pmdfwd");
+	CU_ASSERT_EQUAL_FATAL(start_primary(&prim, prefix, 0), 0);
+	{
+		const char *const opts[] = { "--cmd", "port create sim0 0 128", "--cmd", "set burst 16",
+					     "--cmd", "start tx_first 4", "--cmd", "show port stats 0",
+					     "--cmd", "stop", "--cmd", "show port stats all", "--cmd",
+					     "port destroy 0", "--cmd", "show port stats all", NULL };
+		CU_ASSERT_EQUAL_FATAL(pmd_capture(prefix, 0, NULL, opts, &o), 0);
+	}
+	CU_ASSERT_EQUAL(o.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "port 0 on sim0: rxq p0.rxq (queue 0), txq p0.txq "
+					 "(queue 1), 128 entries, doorbell p0.db", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "io packet forwarding started on", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "  ######################## NIC statistics for "
+					 "port 0", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "  Rx-pps:", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "  Tx-pps:", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "Telling cores to stop...", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "  ---------------------- Forward statistics for "
+					 "port 0", buf, sizeof(buf)));
+	/* The last statistics, after stop: the device took every frame sent. */
+	const char *last = strstr(o.out, "Done.");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+	l = find_line(last, "  RX-packets:", buf, sizeof(buf));
+	CU_ASSERT(l != NULL && sscanf(l, " RX-packets: %lu", &rx) == 1);
+	l = find_line(last, "  TX-packets:", buf, sizeof(buf));
+	CU_ASSERT(l != NULL && sscanf(l, " TX-packets: %lu", &tx) == 1);
+	CU_ASSERT(tx >= 64 && rx <= tx);
+	l = find_line(last, "  Kicks:", buf, sizeof(buf));
+	CU_ASSERT(l != NULL && sscanf(l, " Kicks: %lu in %lu TX bursts", &kicks, &bursts) == 2);
+	CU_ASSERT(kicks >= 1 && kicks <= bursts);
+	l = find_line(last, "  p0.txq  queue 1   rdy", buf, sizeof(buf));
+	CU_ASSERT(l != NULL && sscanf(strstr(l, "hw_used_index="), "hw_used_index=%lu", &used) == 1);
+	CU_ASSERT_EQUAL(used, tx % 65536);
+	CU_ASSERT(l != NULL && strstr(l, "errors=0") != NULL);
+	l = find_line(last, "  p0.rxq  queue 0   rdy", buf, sizeof(buf));
+	CU_ASSERT(l != NULL && sscanf(strstr(l, "hw_used_index="), "hw_used_index=%lu", &rx_used) == 1);
+	CU_ASSERT(rx_used >= rx % 65536);
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "port 0 destroyed", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "ports: none", buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "bye: 0 failed", buf, sizeof(buf)));
+	run_output_free(&o);
+	/* Forwarding needs a port, and the primary alone steers. */
+	{
+		const char *const opts[] = { "--cmd", "start", "--cmd", "steer sim0 1 2", NULL };
+		CU_ASSERT_EQUAL_FATAL(pmd_capture(prefix, 0, NULL, opts, &o), 0);
+	}
+	CU_ASSERT_EQUAL(o.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "error: start: no port (port create <dev> <port>)",
+					 buf, sizeof(buf)));
+	CU_ASSERT_PTR_NOT_NULL(find_line(o.out, "error: steer 1 2: for the primary (this is a "
+					 "secondary)", buf, sizeof(buf)));
+	run_output_free(&o);
+	stop(&prim);
+	mp_cleanup(prefix);
+}
+
 /* One clear error line, the session goes on, the exit status says so. */
 static void test_errors_are_one_line(void)
 {
@@ -1135,6 +1206,7 @@ static void test_docs_match(void)
 
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_cmdfile_primary_and_secondary),
+	DVS_TEST(test_forward_in_secondary),
 	DVS_TEST(test_errors_are_one_line),
 	DVS_TEST(test_help_and_version),
 	DVS_TEST(test_usage_errors),
