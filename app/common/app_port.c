@@ -66,11 +66,26 @@ static struct rte_mempool *pool_in(const char *name, uint32_t n, uint32_t elt, v
 	return mp;
 }
 
-/* Post fresh RX buffers while there is room and mbufs. */
+/* Kick queue @qidx if the device asks (a TX queue always, when told to). */
+static void kick(struct app_port *p, struct app_vring *r, uint32_t qidx)
+{
+	if (!(p->kick_always && r == &p->ring[1]) && !app_vring_want_kick(r))
+		return;
+	if (p->kick != NULL)
+		p->kick(p, qidx);
+	else
+		dvshare_doorbell32(p->db, 0, qidx);
+	p->st.kicks++;
+}
+
+/* Post fresh RX buffers while there is room (a batch at least) and mbufs. */
 static void rx_refill(struct app_port *p)
 {
 	struct rte_mbuf *m[64];
 	uint16_t room = p->ring[0].num_free, posted = 0;
+
+	if (room < 32 && room < p->size)
+		return;
 
 	while (room > 0) {
 		uint16_t n = room < 64 ? room : 64;
@@ -89,10 +104,7 @@ static void rx_refill(struct app_port *p)
 	if (posted == 0)
 		return;
 	app_vring_publish(&p->ring[0]);
-	if (app_vring_want_kick(&p->ring[0])) {
-		dvshare_doorbell32(p->db, 0, 2u * p->index);
-		p->st.kicks++;
-	}
+	kick(p, &p->ring[0], 2u * p->index);
 }
 
 /* Undo what a create made, by name: each destroy is of something that may
@@ -254,8 +266,9 @@ uint16_t app_port_rx_burst(struct app_port *p, struct rte_mbuf **pkts, uint16_t 
 			break;
 	}
 	p->st.rx_packets += got;
-	if (got != 0)
-		rx_refill(p);
+	/* Also after nothing came: a refill the pool could not serve is
+	 * tried again (an empty ring would never bring a packet). */
+	rx_refill(p);
 	return got;
 }
 
@@ -290,10 +303,7 @@ uint16_t app_port_tx_burst(struct app_port *p, struct rte_mbuf **pkts, uint16_t 
 	app_vring_publish(&p->ring[1]);
 	p->st.tx_packets += i;
 	p->st.tx_bursts++;
-	if (app_vring_want_kick(&p->ring[1])) {
-		dvshare_doorbell32(p->db, 0, 2u * p->index + 1);
-		p->st.kicks++;
-	}
+	kick(p, &p->ring[1], 2u * p->index + 1);
 	return i;
 }
 

@@ -50,6 +50,12 @@ struct app_port {
 	struct app_vring ring[2];
 	void *meta;
 	struct app_port_stats st;
+	/* How a kick is written: NULL, a store of the queue index to the
+	 * port's doorbell (dvshare_doorbell32()); else this call (a benchmark
+	 * forwarding kicks to the primary). @kick_always: kick the TX queue
+	 * every burst, even while the device says it polls. */
+	void (*kick)(struct app_port *p, uint32_t queue_index);
+	int kick_always;
 };
 
 /*

@@ -18,7 +18,7 @@
  * o0, o100, o200, ...: 1% of them, all VARs (i % 4 == 0). */
 #define BENCH_BULK "o"
 #define BENCH_SELECTIVE "selective:o0,o*00"
-#define BENCH_SECTIONS 9
+#define BENCH_SECTIONS 10
 #define BENCH_TIMEOUT_MS 5000u
 
 struct bench_opts {
@@ -62,12 +62,16 @@ int bench_s5_revoke(struct bench_ctx *x);
 int bench_s6_batch(struct bench_ctx *x);
 int bench_s7_scale(struct bench_ctx *x);
 int bench_s8_create(struct bench_ctx *x);
-int bench_s9_summary(struct bench_ctx *x);
+int bench_s9_packets(struct bench_ctx *x);
+int bench_s10_summary(struct bench_ctx *x);
 
 /* Secondary roles (bench_child.c): the process's exit code. */
 int bench_secondary(const struct bench_opts *o, double eal_seconds);
 /* Role "create" (bench_create.c): creates and round trips, timed. */
 int bench_create_role(const struct bench_opts *o, struct dvshare_dev *dev);
+/* Roles "pktfwd" and "ringfwd" (bench_packets.c): forwarding, timed. */
+int bench_pktfwd_role(const struct bench_opts *o, struct dvshare_dev *dev);
+int bench_ringfwd_role(const struct bench_opts *o);
 /* dvshare_attach_mode_set() from "eager", "lazy" or "selective:<glob>,...". */
 int bench_attach_mode(const char *mode);
 

@@ -196,6 +196,12 @@ int bench_secondary(const struct bench_opts *o, double eal_seconds)
 	}
 	if (strcmp(o->role, "scale") == 0)
 		return role_scale(o, &st);
+	if (strcmp(o->role, "pktfwd") == 0) {
+		struct dvshare_dev *dev = dev_of(o);
+		return dev != NULL ? bench_pktfwd_role(o, dev) : 1;
+	}
+	if (strcmp(o->role, "ringfwd") == 0)
+		return bench_ringfwd_role(o);
 	if (strcmp(o->role, "idle") == 0) {
 		/* Attached (everything imported): stay until stdin closes. */
 		printf("result ready %d %llu\n", st.attach_status, (unsigned long long)st.imports);

@@ -13,13 +13,16 @@
  *   7. 64 secondaries x 10,000 objects per attach mode, then a close:
  *      attach, RSS, mappings, nothing leaked
  *   8. a create from a secondary against the same create in the primary
- *   9. summary of the goals
+ *   9. packets: a secondary forwarding through shared queues against
+ *      rte_ring, vhost-user + virtio-user, the primary, kicks over rte_mp
+ *  10. summary of the goals
  *
  * Usage: dvshare-bench [EAL options] -- [--dev sim0] [--seconds 0.5]
  *          [--runs 5] [--sections 1,3,5] [--quick] [--json FILE]
  * The secondaries are this program again, started on the same file prefix
- * with --role; sections 4, 6 and 7 use the software devices after --dev
- * (sim1, sim2, sim3) so that each section has a device of its own.
+ * with --role; sections 4, 6, 7 and 9 use the software devices after
+ * --dev (sim1, sim2, sim3, sim4) so that each section has a device of its
+ * own.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -46,7 +49,8 @@ static const struct {
 	[6] = { bench_s6_batch, "batched destroy" },
 	[7] = { bench_s7_scale, "64 secondaries" },
 	[8] = { bench_s8_create, "create from a secondary" },
-	[9] = { bench_s9_summary, "summary" },
+	[9] = { bench_s9_packets, "packets" },
+	[10] = { bench_s10_summary, "summary" },
 };
 
 static int parse_sections(struct bench_opts *o, char *list)
@@ -228,7 +232,7 @@ int main(int argc, char **argv)
 	header(&x, &m);
 	bj_obj("sections");
 	for (int s = 1; s <= BENCH_SECTIONS; s++) {
-		char key[4];
+		char key[8];
 		double ts = bench_now();
 
 		if (!o.run[s])

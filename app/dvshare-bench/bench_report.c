@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The JSON document of a run, the goals, and section 9 (the summary). */
+/* The JSON document of a run, the goals, and section 10 (the summary). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,13 +171,13 @@ static void goals_json(void)
 	bj_end();
 }
 
-int bench_s9_summary(struct bench_ctx *x)
+int bench_s10_summary(struct bench_ctx *x)
 {
 	char verdict[48], fig[32], lim[32];
 	int met = 0;
 
 	(void)x;
-	printf("\n9. Summary: every goal of this run\n");
+	printf("\n10. Summary: every goal of this run\n");
 	printf("   %-2s %-52s %12s %12s  %s\n", "", "goal", "figure", "limit", "result");
 	for (int i = 0; i < ngoals; i++) {
 		const struct goal *g = &goals[i];

@@ -80,7 +80,8 @@ int bench_spawn(struct bench_child *c, const struct bench_ctx *x, const char *de
 				 "--", "--role", (char *)role,
 				 "--dev", (char *)dev, "--seconds", secs, "--index", idx,
 				 "--objects", objs, "--mode", (char *)(mode ? mode : "eager"),
-				 NULL };
+				 /* The same rounds as the primary's (section 8). */
+				 x->o->quick ? "--quick" : NULL, NULL };
 		dup2(out[1], 1);
 		dup2(in[0], 0);
 		/* Secondaries map DPDK memory at the primary's addresses. */
