@@ -45,6 +45,7 @@ void dvshare_dev::teardown()
 	engine_.reset();
 	for (auto type : { DVSHARE_TYPE_OBJ, DVSHARE_TYPE_UMEM, DVSHARE_TYPE_VAR })
 		drop_handles(type);
+	free_watch_.reset();
 	if (ctx_ != nullptr && owns_ctx_)
 		glue_->close_device(ctx_);
 	ctx_ = nullptr;
@@ -120,6 +121,8 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 		DVS_LOG(ERR, "%s: cannot create registry: %s", name_.c_str(), strerror(-rc));
 		return rc;
 	}
+	if (dvs_sim_is_context(ctx))
+		free_watch_ = std::make_unique<dvs::FreeWatch>(ctx);
 	return store_.init(reg_.nslots());
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "caps.h"
+#include "dpdk_memory.h"
 #include "dvs_glue.h"
 #include "dvshare.h"
 #include "engine_service.h"
@@ -196,6 +197,7 @@ private:
 	uint32_t revoke_seq_ = 0;
 	std::vector<uid_t> allowed_uids_;
 	std::unique_ptr<dvs::EngineService> engine_;
+	std::unique_ptr<dvs::FreeWatch> free_watch_; /* software device, primary */
 	unsigned int close_timeout_ms_ = 2000;
 	uint32_t max_per_secondary_ = 1;
 	bool closing_ = false; /* under ctl_: a close is under way, no publish */

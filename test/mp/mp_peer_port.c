@@ -14,6 +14,8 @@
  *                                  "ok <got> bad=<wrong bytes or length>"
  *   port stream NAME LEN / port streamstop NAME   send without end, on a thread
  *   port stats NAME / port view NAME / port destroy NAME MS
+ *   port kick NAME                 ring its TX queue's doorbell
+ *   port freemem NAME              free its memory, its objects left (a bug)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_memzone.h>
 
 #include "app_port.h"
 #include "dvs_sim.h"
@@ -158,9 +161,9 @@ static void cmd_view(struct app_port *p)
 
 	if (rc != 0)
 		return reply("err %d view: %s", -rc, strerror(-rc));
-	reply("ok txstate=%s txavail=%u txused=%u rxstate=%s rxavail=%u rxused=%u "
+	reply("ok txstate=%s txerr=%u txavail=%u txused=%u rxstate=%s rxavail=%u rxused=%u "
 	      "txrecv=%llu txcomp=%llu rxrecv=%llu rxcomp=%llu errors=%u",
-	      dvshare_prm_virtq_state_str(v.q[1].state), v.q[1].hw_available_index,
+	      dvshare_prm_virtq_state_str(v.q[1].state), v.q[1].error_type, v.q[1].hw_available_index,
 	      v.q[1].hw_used_index, dvshare_prm_virtq_state_str(v.q[0].state),
 	      v.q[0].hw_available_index, v.q[0].hw_used_index,
 	      (unsigned long long)v.c[1].received_desc, (unsigned long long)v.c[1].completed_desc,
@@ -230,6 +233,25 @@ static void cmd_port(const char *line)
 		if ((i = port_of(a)) < 0)
 			return;
 		return cmd_view(ports[i].p);
+	}
+	if (sscanf(line, "port freemem %255s", a) == 1) {
+		/* A driver's bug, or a hostile one: the memory under the
+		 * port's UMEM goes back to DPDK while its queues are RDY. */
+		if ((i = port_of(a)) < 0)
+			return;
+		stop_stream(i);
+		rte_mempool_free(ports[i].p->pool);
+		ports[i].p->pool = NULL;
+		rte_memzone_free(ports[i].p->mz);
+		ports[i].p->mz = NULL;
+		return reply("ok");
+	}
+	if (sscanf(line, "port kick %255s", a) == 1) {
+		/* The TX queue's doorbell, whatever the device says. */
+		if ((i = port_of(a)) < 0)
+			return;
+		dvshare_doorbell32(ports[i].p->db, 0, 2u * ports[i].p->index + 1);
+		return reply("ok");
 	}
 	if (sscanf(line, "port destroy %255s %u", a, &x) == 2) {
 		if ((i = port_of(a)) < 0)

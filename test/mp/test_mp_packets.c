@@ -206,6 +206,55 @@ static void test_destroy_during_traffic(void)
 	scene_end(&s);
 }
 
+/* A's memory goes back to DPDK while its queues are RDY (a driver's bug,
+ * or a hostile one): rte_free() zeroes it, and its port is large enough
+ * that DPDK unmaps the pages past the primary's -m in every process. The
+ * software device cannot pin them as a NIC does: the primary fences A's
+ * UMEM first (DPDK's memory event, before the pages go), so A's queue
+ * goes to ERR as invalid_buffer at its next kick, the engine reading
+ * none of the memory; the primary and B's queue go on. (Unfenced, the
+ * engine would read the zeroed ring, or fault on an unmapped buffer.) */
+static void test_memory_freed_under_queue(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+	char r[MP_REPLY_MAX];
+
+	CU_ASSERT_FATAL(!hw);
+	CU_ASSERT_EQUAL_FATAL(start(&s, "pktfree"), 0);
+	a = secondary(&s);
+	b = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	OK(b, "port create %s pb 1 256", dev0);
+	OK(a, "port create %s pa 0 16384", dev0); /* ~80 MB: past the primary's -m 64 */
+	OK(a, "port stream pa 64");
+	usleep(100000);
+	CU_ASSERT(ok_num(peer_cmd(a, "port streamstop pa")) > 0);
+	usleep(300000); /* the engine idles the queue (it reads it no more) */
+	OK(a, "port freemem pa");
+	/* A kick: the engine looks at the queue again. */
+	OK(a, "port kick pa");
+	for (int i = 0; i < 500; i++, usleep(10000)) {
+		snprintf(r, sizeof(r), "%s", peer_cmd(&s.prim, "engineinfo %s", dev0));
+		if (field(r, "errors") >= 1)
+			break;
+	}
+	CU_ASSERT(field(r, "errors") >= 1);
+	snprintf(r, sizeof(r), "%s", peer_cmd(a, "port view pa"));
+	CU_ASSERT(strstr(r, "txstate=err txerr=3 ") != NULL); /* invalid_buffer: the fence */
+	/* B still takes packets, from a new port of A on another index. */
+	OK(&s.prim, "steer %s 5 2", dev0);
+	OK(a, "port create %s pa2 2 256", dev0);
+	peer_cmd(b, "port recv pb 256 64 0 300");
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "port send pa2 50 64 4")), 50);
+	REPLY_IS(b, "ok 50 bad=0", "port recv pb 50 64 4 10000");
+	OK(a, "port destroy pa2 2000");
+	OK(a, "port destroy pa 2000");
+	OK(b, "port destroy pb 2000");
+	scene_end(&s); /* the primary exits 0: it never faulted */
+}
+
 /* A NIC: what a TX queue of a secondary's port consumed (no loopback
  * without steering rules). */
 static void test_hw_tx_consumed(void)
@@ -236,6 +285,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_to_secondary),
 	DVS_TEST(test_sender_killed_mid_traffic),
 	DVS_TEST(test_destroy_during_traffic),
+	DVS_TEST(test_memory_freed_under_queue),
 	DVS_TEST_END,
 };
 
