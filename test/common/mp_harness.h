@@ -349,6 +349,18 @@ static inline int mp_scene_stop_secondaries(struct mp_scene *s)
 	return bad;
 }
 
+#ifdef CU_ASSERT_EQUAL
+/* The end of a scene: every secondary still running and the primary stop
+ * and exit 0 (asserted), their files go. */
+static inline void mp_scene_end(struct mp_scene *s)
+{
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(s), 0);
+	if (s->prim.pid > 0)
+		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
+	mp_cleanup(s->prefix);
+}
+#endif
+
 /* The NIC of the hw suites: DVSHARE_HW_IBDEV, else @opt (the hw_ibdev
  * Meson option). None named: the test says why and exits 77 (skipped). */
 static inline const char *mp_hw_ibdev(const char *opt)
@@ -363,6 +375,47 @@ static inline const char *mp_hw_ibdev(const char *opt)
 	}
 	printf("hw suite on %s\n", dev);
 	return dev;
+}
+
+/* The arguments of the suites run once per attach mode: PEER [--mode
+ * eager|lazy|selective] [--hw IBDEV]. Sets mp_peer_prog; *@mode_env is
+ * the secondaries' MP_PEER_ATTACH ("selective:" takes @selective), NULL
+ * for eager; *@dev and *@hw for --hw. Writes the suite's name
+ * (<@kind>_<mode>, "hw_" for --hw) into @suite. 0, or -1 after saying why. */
+static inline int mp_mode_args(int argc, char **argv, const char *kind, const char *selective,
+			       const char **mode_env, const char **dev, int *hw, char *suite,
+			       size_t len)
+{
+	static char sel[96];
+	const char *mode = "eager";
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PEER [--mode eager|lazy|selective] [--hw IBDEV]\n",
+			argv[0]);
+		return -1;
+	}
+	mp_peer_prog = argv[1];
+	if (argc >= 4 && strcmp(argv[2], "--mode") == 0) {
+		mode = argv[3];
+		argv += 2;
+		argc -= 2;
+	}
+	*mode_env = NULL;
+	if (strcmp(mode, "lazy") == 0) {
+		*mode_env = "MP_PEER_ATTACH=lazy";
+	} else if (strcmp(mode, "selective") == 0) {
+		snprintf(sel, sizeof(sel), "MP_PEER_ATTACH=selective:%s", selective);
+		*mode_env = sel;
+	} else if (strcmp(mode, "eager") != 0) {
+		fprintf(stderr, "unknown mode %s\n", mode);
+		return -1;
+	}
+	if (argc >= 3 && strcmp(argv[2], "--hw") == 0) {
+		*dev = mp_hw_ibdev(argc >= 4 ? argv[3] : "");
+		*hw = 1;
+	}
+	snprintf(suite, len, "%s_%s_%s", *hw ? "hw" : "mp", kind, mode);
+	return 0;
 }
 
 /* The hugepage check every mp test starts with: fail loudly, never skip. */

@@ -84,13 +84,7 @@ static int has_virtq(struct scene *s, const char *test)
 	return 0;
 }
 
-static void scene_end(struct scene *s)
-{
-	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(s), 0);
-	if (s->prim.pid > 0)
-		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
-	mp_cleanup(s->prefix);
-}
+#define scene_end mp_scene_end
 
 /* Everything the primary published is there right after rte_eal_init.
  * Assumes of a NIC: a VIRTIO_NET_Q built as app_virtq_create() builds it

@@ -35,13 +35,7 @@ static struct peer *secondary(struct scene *s)
 	return mp_scene_secondary(s, mode_env);
 }
 
-static void scene_end(struct scene *s)
-{
-	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(s), 0);
-	if (s->prim.pid > 0)
-		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
-	mp_cleanup(s->prefix);
-}
+#define scene_end mp_scene_end
 
 /* Repeat @cmd on @p (every 10 ms, 5 s at most) until it answers @want;
  * returns 1 if it did. Reclaims run on the primary's worker after a
@@ -438,32 +432,11 @@ static const struct dvs_test_case cases[] = {
 static int register_tests(int argc, char **argv)
 {
 	static char suite[32];
-	const char *mode = "eager";
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s PEER [--mode eager|lazy|selective] [--hw IBDEV]\n",
-			argv[0]);
+	/* Selective: none of these names. */
+	if (mp_mode_args(argc, argv, "create", "q0*", &mode_env, &dev0, &hw, suite,
+			 sizeof(suite)) != 0)
 		return -1;
-	}
-	mp_peer_prog = argv[1];
-	if (argc >= 4 && strcmp(argv[2], "--mode") == 0) {
-		mode = argv[3];
-		argv += 2;
-		argc -= 2;
-	}
-	if (strcmp(mode, "lazy") == 0) {
-		mode_env = "MP_PEER_ATTACH=lazy";
-	} else if (strcmp(mode, "selective") == 0) {
-		mode_env = "MP_PEER_ATTACH=selective:q0*"; /* none of these names */
-	} else if (strcmp(mode, "eager") != 0) {
-		fprintf(stderr, "unknown mode %s\n", mode);
-		return -1;
-	}
-	if (argc >= 3 && strcmp(argv[2], "--hw") == 0) {
-		dev0 = mp_hw_ibdev(argc >= 4 ? argv[3] : "");
-		hw = 1;
-	}
-	snprintf(suite, sizeof(suite), "%s_create_%s", hw ? "hw" : "mp", mode);
 	return dvs_cunit_add(suite, cases);
 }
 

@@ -42,13 +42,7 @@ static struct peer *secondary(struct scene *s)
 	return mp_scene_secondary(s, mode_env);
 }
 
-static void scene_end(struct scene *s)
-{
-	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(s), 0);
-	if (s->prim.pid > 0)
-		CU_ASSERT_EQUAL(peer_stop(&s->prim), 0);
-	mp_cleanup(s->prefix);
-}
+#define scene_end mp_scene_end
 
 /* Primary with the device open and (software device) its engine running. */
 static int start(struct scene *s, const char *tag)
@@ -72,6 +66,24 @@ static long field(const char *r, const char *key)
 	return p != NULL ? atol(p + strlen(pat)) : -1;
 }
 
+/* The scene most tests play: the primary (engine running), secondary B
+ * with port pb (queues 2, 3; RX_SIZE entries) and secondary A with port
+ * pa (queues 0, 1; @a_size entries), A's TX queue steered to B's RX
+ * queue and counted by flow counter @counter (NULL: none). 0, or -1. */
+static int two_ports(struct scene *s, const char *tag, unsigned int a_size, const char *counter,
+		     struct peer **a, struct peer **b)
+{
+	if (start(s, tag) != 0 || (*a = secondary(s)) == NULL || (*b = secondary(s)) == NULL)
+		return -1;
+	if (!is_ok(peer_cmd(*b, "port create %s pb 1 %d", dev0, RX_SIZE)) ||
+	    !is_ok(peer_cmd(*a, "port create %s pa 0 %u", dev0, a_size)))
+		return -1;
+	if (counter != NULL && ok_num(peer_cmd(&s->prim, "create %s counter %s", dev0, counter)) < 0)
+		return -1;
+	return is_ok(peer_cmd(&s->prim, "steer %s 1 2 %s", dev0, counter != NULL ? counter : ""))
+		       ? 0 : -1;
+}
+
 /* A's TX reaches B's RX (steered by the primary, a flow counter on it);
  * every byte checked; both devices' views agree with what moved. */
 static void test_secondary_to_secondary(void)
@@ -81,15 +93,7 @@ static void test_secondary_to_secondary(void)
 	char r[MP_REPLY_MAX];
 
 	CU_ASSERT_FATAL(!hw);
-	CU_ASSERT_EQUAL_FATAL(start(&s, "pkt"), 0);
-	a = secondary(&s);
-	b = secondary(&s);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	OK(a, "port create %s pa 0 256", dev0);
-	OK(b, "port create %s pb 1 %d", dev0, RX_SIZE);
-	CU_ASSERT(ok_num(peer_cmd(&s.prim, "create %s counter fc", dev0)) >= 0);
-	OK(&s.prim, "steer %s 1 2 fc", dev0);
+	CU_ASSERT_EQUAL_FATAL(two_ports(&s, "pkt", 256, "fc", &a, &b), 0);
 	snprintf(r, sizeof(r), "%s", peer_cmd(a, "port send pa %d 64 7", N_PACKETS));
 	CU_ASSERT_EQUAL(ok_num(r), N_PACKETS);
 	long kicks = field(r, "kicks"), bursts = field(r, "bursts");
@@ -132,14 +136,7 @@ static void test_sender_killed_mid_traffic(void)
 	char r[MP_REPLY_MAX];
 
 	CU_ASSERT_FATAL(!hw);
-	CU_ASSERT_EQUAL_FATAL(start(&s, "pktkill"), 0);
-	a = secondary(&s);
-	b = secondary(&s);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	OK(a, "port create %s pa 0 256", dev0);
-	OK(b, "port create %s pb 1 %d", dev0, RX_SIZE);
-	OK(&s.prim, "steer %s 1 2", dev0);
+	CU_ASSERT_EQUAL_FATAL(two_ports(&s, "pktkill", 256, NULL, &a, &b), 0);
 	OK(a, "port stream pa 64");
 	/* Some arrive (whatever they are: a stream's seeds run on). */
 	snprintf(r, sizeof(r), "%s", peer_cmd(b, "port recv pb 100 64 0 5000"));
@@ -181,14 +178,7 @@ static void test_destroy_during_traffic(void)
 	char r[MP_REPLY_MAX];
 
 	CU_ASSERT_FATAL(!hw);
-	CU_ASSERT_EQUAL_FATAL(start(&s, "pktdestroy"), 0);
-	a = secondary(&s);
-	b = secondary(&s);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	OK(a, "port create %s pa 0 256", dev0);
-	OK(b, "port create %s pb 1 %d", dev0, RX_SIZE);
-	OK(&s.prim, "steer %s 1 2", dev0);
+	CU_ASSERT_EQUAL_FATAL(two_ports(&s, "pktdestroy", 256, NULL, &a, &b), 0);
 	OK(a, "port stream pa 64");
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(b, "port recv pb 100 64 0 5000")), 100);
 	OK(&s.prim, "destroy %s pa.txq 5000", dev0);
@@ -221,13 +211,8 @@ static void test_memory_freed_under_queue(void)
 	char r[MP_REPLY_MAX];
 
 	CU_ASSERT_FATAL(!hw);
-	CU_ASSERT_EQUAL_FATAL(start(&s, "pktfree"), 0);
-	a = secondary(&s);
-	b = secondary(&s);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	OK(b, "port create %s pb 1 256", dev0);
-	OK(a, "port create %s pa 0 16384", dev0); /* ~80 MB: past the primary's -m 64 */
+	/* A's port ~80 MB: past the primary's -m 64. */
+	CU_ASSERT_EQUAL_FATAL(two_ports(&s, "pktfree", 16384, NULL, &a, &b), 0);
 	OK(a, "port stream pa 64");
 	usleep(100000);
 	CU_ASSERT(ok_num(peer_cmd(a, "port streamstop pa")) > 0);
@@ -246,7 +231,7 @@ static void test_memory_freed_under_queue(void)
 	/* B still takes packets, from a new port of A on another index. */
 	OK(&s.prim, "steer %s 5 2", dev0);
 	OK(a, "port create %s pa2 2 256", dev0);
-	peer_cmd(b, "port recv pb 256 64 0 300");
+	peer_cmd(b, "port recv pb %d 64 0 300", RX_SIZE); /* what A streamed */
 	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "port send pa2 50 64 4")), 50);
 	REPLY_IS(b, "ok 50 bad=0", "port recv pb 50 64 4 10000");
 	OK(a, "port destroy pa2 2000");
@@ -297,32 +282,11 @@ static const struct dvs_test_case hw_cases[] = {
 static int register_tests(int argc, char **argv)
 {
 	static char suite[32];
-	const char *mode = "eager";
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s PEER [--mode eager|lazy|selective] [--hw IBDEV]\n",
-			argv[0]);
+	/* Selective: B's own, none of A's. */
+	if (mp_mode_args(argc, argv, "packets", "pb*", &mode_env, &dev0, &hw, suite,
+			 sizeof(suite)) != 0)
 		return -1;
-	}
-	mp_peer_prog = argv[1];
-	if (argc >= 4 && strcmp(argv[2], "--mode") == 0) {
-		mode = argv[3];
-		argv += 2;
-		argc -= 2;
-	}
-	if (strcmp(mode, "lazy") == 0) {
-		mode_env = "MP_PEER_ATTACH=lazy";
-	} else if (strcmp(mode, "selective") == 0) {
-		mode_env = "MP_PEER_ATTACH=selective:pb*"; /* B's own, none of A's */
-	} else if (strcmp(mode, "eager") != 0) {
-		fprintf(stderr, "unknown mode %s\n", mode);
-		return -1;
-	}
-	if (argc >= 3 && strcmp(argv[2], "--hw") == 0) {
-		dev0 = mp_hw_ibdev(argc >= 4 ? argv[3] : "");
-		hw = 1;
-	}
-	snprintf(suite, sizeof(suite), "%s_packets_%s", hw ? "hw" : "mp", mode);
 	return dvs_cunit_add(suite, hw ? hw_cases : cases);
 }
 
