@@ -19,7 +19,8 @@ pkgs=(
   ibverbs-providers    # libmlx5.so.1, loaded at run time for real NICs
   libcunit1-dev        # test framework
   doxygen              # API reference; suite docs checks it is complete
-  dpdk-dev             # dpdk-telemetry.py, DPDK's client, for the telemetry test
+  dpdk-dev             # dpdk-telemetry.py (the telemetry test), dpdk-testpmd and its
+                       # net_vhost/net_virtio_user drivers (the bench's packets baseline)
   groff-base           # checks the dvshare-pmd manual page
   gnuplot-nox          # buildtools/bench.sh --plot draws the charts of doc/benchmarks.md
   abigail-tools        # abidw/abidiff: the stable ABI by types (suite unit, abi_types)
