@@ -30,7 +30,18 @@ void Library::at_exit()
 	 * the other side reads a normal exit rather than a death. */
 	bool ours = getpid() == owner_pid_;
 	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
-	for (auto &d : devices) {
+	/* Out of the list under its lock: the interrupt thread may be
+	 * holding a device for a message right now (it keeps its reference,
+	 * and the device's teardown waits for it), but it must never copy a
+	 * reference out of a list being cleared, to a device whose last
+	 * reference is going and whose registry is being unmapped. */
+	std::vector<std::shared_ptr<dvshare_dev>> gone;
+	{
+		std::lock_guard<std::mutex> lock(mu);
+		gone.swap(devices);
+		list_gen++;
+	}
+	for (auto &d : gone) {
 		if (ours && primary)
 			d->close_primary();
 		d->abandon();
@@ -43,7 +54,7 @@ void Library::at_exit()
 		std::lock_guard<std::mutex> lock(shells_mu_);
 		exiting_ = true;
 	}
-	devices.clear();
+	gone.clear();
 }
 
 std::shared_ptr<dvshare_dev> Library::share(std::unique_ptr<dvshare_dev> dev)

@@ -4,12 +4,15 @@
  * a program declares, runs them verbosely, prints one summary line that
  * buildtools/test.sh adds up, and exits non-zero on any failure (or when
  * CUnit itself fails, so a broken registry never passes silently).
+ * DVS_TEST_ONLY=TEXT in the environment registers only the tests whose
+ * name contains TEXT (for a developer's rerun; none matching is an error).
  */
 #ifndef DVS_CUNIT_H
 #define DVS_CUNIT_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
@@ -26,12 +29,16 @@ struct dvs_test_case {
 static inline int dvs_cunit_add(const char *suite, const struct dvs_test_case *cases)
 {
 	CU_pSuite s = CU_add_suite(suite, NULL, NULL);
+	const char *only = getenv("DVS_TEST_ONLY");
 
 	if (s == NULL)
 		return -1;
-	for (; cases->name != NULL; cases++)
+	for (; cases->name != NULL; cases++) {
+		if (only != NULL && strstr(cases->name, only) == NULL)
+			continue;
 		if (CU_add_test(s, cases->name, cases->fn) == NULL)
 			return -1;
+	}
 	return 0;
 }
 

@@ -322,6 +322,68 @@ static void cmd_hammer_stop(void)
 	      atomic_load(&ham.other), atomic_load(&ham.other_errno));
 }
 
+/* The churn (primary): one thread creating a flow counter and destroying
+ * it, again and again, so that every secondary keeps receiving revokes
+ * (to exit in the middle of one). */
+static struct {
+	pthread_t th;
+	struct dvshare_dev *dev;
+	char name[DVSHARE_NAME_MAX];
+	atomic_int stop;
+	atomic_ulong cycles, failures;
+	atomic_int last_errno;
+	int running;
+} churn;
+
+static void *churn_loop(void *arg)
+{
+	uint32_t id;
+
+	(void)arg;
+	while (!atomic_load_explicit(&churn.stop, memory_order_relaxed)) {
+		int rc = app_counter_create(churn.dev, churn.name, &id);
+		if (rc == 0)
+			rc = dvshare_destroy(churn.dev, churn.name, 2000);
+		if (rc == 0) {
+			atomic_fetch_add(&churn.cycles, 1);
+		} else {
+			atomic_fetch_add(&churn.failures, 1);
+			atomic_store(&churn.last_errno, rc < 0 ? -rc : rc);
+			usleep(1000);
+		}
+	}
+	return NULL;
+}
+
+static void cmd_churn_start(struct dvshare_dev *d, const char *name)
+{
+	if (churn.running)
+		return reply("err 22 churn: running already");
+	churn.dev = d;
+	snprintf(churn.name, sizeof(churn.name), "%s", name);
+	atomic_store(&churn.stop, 0);
+	atomic_store(&churn.cycles, 0);
+	atomic_store(&churn.failures, 0);
+	atomic_store(&churn.last_errno, 0);
+	int rc = pthread_create(&churn.th, NULL, churn_loop, NULL);
+	if (rc != 0)
+		return reply("err %d churn: pthread_create", rc);
+	churn.running = 1;
+	reply("ok");
+}
+
+/* "ok <create + destroy cycles> <failed cycles> <last errno>". */
+static void cmd_churn_stop(void)
+{
+	if (!churn.running)
+		return reply("err 22 churn: not running");
+	atomic_store(&churn.stop, 1);
+	pthread_join(churn.th, NULL);
+	churn.running = 0;
+	reply("ok %lu %lu %d", atomic_load(&churn.cycles), atomic_load(&churn.failures),
+	      atomic_load(&churn.last_errno));
+}
+
 /* "ok <has VIRTIO_NET_Q> <in-page doorbell offset> <VAR pages> <can
  * modify> <max queues> <queue counters>": what a scenario needs of the
  * device (queue counters: 1 when app_virtq_create() gives each queue its
@@ -843,6 +905,11 @@ static int run(char *line)
 		reply("ok");
 	} else if (strcmp(line, "hammerstop") == 0) {
 		cmd_hammer_stop();
+	} else if (sscanf(line, "churnstart %255s %255s", a, b) == 2) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_churn_start(d, b);
+	} else if (strcmp(line, "churnstop") == 0) {
+		cmd_churn_stop();
 	} else if (sscanf(line, "ring %255s %255s %u %u %u", a, b, &x, &y, &z) == 5) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_ring(d, b, x, y, z);

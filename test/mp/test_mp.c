@@ -409,6 +409,43 @@ static void test_secondary_exit_keeps_objects(void)
 	scene_end(&s);
 }
 
+/* Secondaries exit (with and without rte_eal_cleanup()) while the
+ * primary destroys objects as fast as it can, so that each exit meets
+ * revokes on its interrupt thread: none may crash, and every destroy
+ * completes. The exit once unmapped a device's registry under a revoke
+ * that had just taken a reference to it (a SIGSEGV in the secondary).
+ * Assumes of a NIC: a flow counter can be created and destroyed
+ * (test_shared_flow_counter's assumption). */
+static void test_exit_during_revokes(void)
+{
+	struct scene s;
+	unsigned long cycles = 0, failures = 1;
+	int last = 0;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "exitrev"), 0);
+	OK(&s.prim, "open %s", dev0);
+	OK(&s.prim, "churnstart %s churn", dev0);
+	for (int i = 0; i < 12; i++) {
+		struct peer *p = scene_secondary(&s);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(p, "status")), 1);
+		if (i % 2 == 0) {
+			CU_ASSERT_EQUAL(peer_stop(p), 0);
+		} else {
+			peer_send(p, "exit plain");
+			CU_ASSERT_EQUAL(peer_wait(p, MP_TIMEOUT_MS), 0);
+		}
+	}
+	CU_ASSERT_EQUAL(sscanf(peer_cmd(&s.prim, "churnstop"), "ok %lu %lu %d", &cycles,
+			       &failures, &last), 3);
+	printf("%s: %lu destroys, %lu failed (last errno %d)\n", __func__, cycles, failures,
+	       last);
+	CU_ASSERT(cycles > 0);
+	CU_ASSERT_EQUAL(failures, 0);
+	scene_end(&s);
+}
+
 /* A primary that does not use dvshare: the secondary attaches nothing,
  * promptly, and runs normally. */
 static void test_primary_without_dvshare(void)
@@ -640,6 +677,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_late_device),
 	DVS_TEST(test_thousand_objects),
 	DVS_TEST(test_secondary_exit_keeps_objects),
+	DVS_TEST(test_exit_during_revokes),
 	DVS_TEST(test_primary_without_dvshare),
 	DVS_TEST(test_publish_errors),
 	DVS_TEST(test_adopt_and_publish),
