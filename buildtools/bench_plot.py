@@ -6,7 +6,9 @@
 
 Writes OUTDIR/attach.png (attach time vs objects, one line per attach
 mode), OUTDIR/lookup.png (lookup + release against rte_hash) and
-OUTDIR/revoke.png (single-object revoke latency vs secondaries). A chart
+OUTDIR/revoke.png (single-object revoke latency vs secondaries) and
+OUTDIR/packets.png (packets per second against rte_ring and the
+vhost-user + virtio-user pair). A chart
 whose section is absent from the JSON is skipped and said so; a JSON that
 is not dvshare-bench's is an error.
 """
@@ -108,6 +110,37 @@ plot $revoke using 1:2 with linespoints lw 2 title 'median', \\
        goal_line(1000, "goal p99 1 ms", 0.82, 1120)), {"revoke": rows})
 
 
+def plot_packets(doc, sec, out):
+    bars = (("rte_ring\\n(floor)", "ring_pps"),
+            ("vhost-user +\\nvirtio-user", "vhost_user_pps"),
+            ("dvshare\\nprimary", "primary_pps"),
+            ("dvshare\\nsecondary", "secondary_pps"),
+            ("rte_mp kick\\nwhen asked", "mp_kick_pps"),
+            ("rte_mp kick\\nevery burst", "mp_kick_every_burst_pps"),
+            ("beside bad\\ndescriptors", "bad_desc_pps"),
+            ("beside the\\ncontrol", "remade_control_pps"))
+    rows = ['"%s" %g' % (label, sec[key] / 1e6) for label, key in bars
+            if isinstance(sec.get(key), (int, float)) and sec[key] > 0]
+    goal = ""
+    if isinstance(sec.get("vhost_user_pps"), (int, float)) and sec["vhost_user_pps"] > 0:
+        v = 1.2 * sec["vhost_user_pps"] / 1e6
+        goal = goal_line(v, "goal: secondary >= 1.2x vhost-user", 0.63, v * 1.4)
+    gnuplot("""%s
+set output '%s'
+set title "64-byte packets, io forwarding, bursts of 32 (median of the rounds)\\n%s"
+set ylabel 'Mpps'
+set style fill solid 0.6 border -1
+set boxwidth 0.5
+set logscale y
+set yrange [0.1:*]
+set grid ytics
+set bmargin 5
+%s
+unset key
+plot $pkts using 0:2:xtic(1) with boxes, '' using 0:2:(sprintf('%%.2f', $2)) with labels offset 0,1
+""" % (TERMINAL, out, machine_line(doc), goal), {"pkts": rows})
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: bench_plot.py BENCH.json OUTDIR")
@@ -120,7 +153,7 @@ def main():
         sys.exit("bench_plot: %s is not dvshare-bench JSON (no machine/sections)" % sys.argv[1])
     os.makedirs(sys.argv[2], exist_ok=True)
     charts = (("4", "attach.png", plot_attach), ("3", "lookup.png", plot_lookup),
-              ("5", "revoke.png", plot_revoke))
+              ("5", "revoke.png", plot_revoke), ("9", "packets.png", plot_packets))
     for key, name, draw in charts:
         sec = doc["sections"].get(key)
         out = os.path.join(sys.argv[2], name)

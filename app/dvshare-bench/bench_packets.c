@@ -51,10 +51,22 @@
 #define RING_RX "bench-pkt-rx"
 #define RING_POOL "bench-pkt-pool"
 
-/* Each measurement: four timed loops' worth (2 s; 0.4 s with --quick). */
+/* Each measurement of a round: two timed loops' worth (1 s; 0.2 s with
+ * --quick). The comparisons alternate in rounds, so that the machine's
+ * moods (this shared VM's speed moves by 2x within a minute) fall on both
+ * sides of each ratio. */
+#define PKT_ROUNDS 3
+
 static double pkt_seconds(const struct bench_opts *o)
 {
-	return 4 * o->seconds;
+	return 2 * o->seconds;
+}
+
+static double median3(double a, double b, double c)
+{
+	double v[3] = { a, b, c };
+
+	return bench_median(v, 3);
 }
 
 /* This thread on core @cpu (when the machine has it). */
@@ -78,9 +90,8 @@ static void fill(struct rte_mbuf *m)
 	m->pkt_len = PKT_LEN;
 }
 
-/* Seed the loop with 32 bursts (waiting for room), then io-forward for
- * @seconds: packets received per second. */
-static double forward(struct app_port *p, double seconds)
+/* Seed the loop with 32 bursts (waiting for room). */
+static void seed(struct app_port *p)
 {
 	struct rte_mbuf *m[PKT_BURST];
 	uint32_t seeded = 0;
@@ -99,6 +110,12 @@ static double forward(struct app_port *p, double seconds)
 			rte_pktmbuf_free_bulk(m + n, room - n);
 		seeded += n;
 	}
+}
+
+/* io-forward for @seconds: packets received per second. */
+static double forward(struct app_port *p, double seconds)
+{
+	struct rte_mbuf *m[PKT_BURST];
 	uint64_t rx0 = p->st.rx_packets;
 	double start = bench_now(), end = start + seconds, now;
 	do {
@@ -131,14 +148,15 @@ static void kick_over_mp(struct app_port *p, uint32_t qidx)
 		free(rep.msgs);
 }
 
-/* Role "pktfwd" (secondary): a port, forwarding for pkt_seconds() on
- * core 0. --index: 0 dvshare's kicks, 1 kicks over rte_mp when the
- * device asks, 2 over rte_mp on every burst. "result <pps> <kicks>
- * <bursts>". */
+/* Role "pktfwd" (secondary): a port (queues 2, 3), seeded, then at each
+ * "go" on stdin forwarding for pkt_seconds() on core 0: "result <pps>
+ * <kicks> <bursts>" (counts since the start). --index: 0 dvshare's kicks,
+ * 1 kicks over rte_mp when the device asks, 2 over rte_mp every burst. */
 int bench_pktfwd_role(const struct bench_opts *o, struct dvshare_dev *dev)
 {
 	struct app_port *p;
-	int rc = app_port_create(dev, PKT_PORT, 0, PKT_RING, &p, NULL, NULL);
+	char line[64];
+	int rc = app_port_create(dev, PKT_PORT, 1, PKT_RING, &p, NULL, NULL);
 
 	if (rc != 0) {
 		fprintf(stderr, "secondary: port: %s\n", strerror(-rc));
@@ -150,16 +168,20 @@ int bench_pktfwd_role(const struct bench_opts *o, struct dvshare_dev *dev)
 	pin(0);
 	printf("result ready\n");
 	fflush(stdout);
-	double pps = forward(p, pkt_seconds(o));
-	printf("result %.0f %llu %llu\n", pps, (unsigned long long)p->st.kicks,
-	       (unsigned long long)p->st.tx_bursts);
-	fflush(stdout);
+	for (int first = 1; fgets(line, sizeof(line), stdin) != NULL; first = 0) {
+		if (first)
+			seed(p);
+		double pps = forward(p, pkt_seconds(o));
+		printf("result %.0f %llu %llu\n", pps, (unsigned long long)p->st.kicks,
+		       (unsigned long long)p->st.tx_bursts);
+		fflush(stdout);
+	}
 	app_port_destroy(p, BENCH_TIMEOUT_MS);
 	return 0;
 }
 
 /* Role "ringfwd" (secondary): io forwarding between two rte_rings the
- * primary made, on core 0: "result <pps>". */
+ * primary made, on core 0, at "go": "result <pps>". */
 int bench_ringfwd_role(const struct bench_opts *o)
 {
 	struct rte_ring *tx = rte_ring_lookup(RING_TX), *rx = rte_ring_lookup(RING_RX);
@@ -173,6 +195,9 @@ int bench_ringfwd_role(const struct bench_opts *o)
 	pin(0);
 	printf("result ready\n");
 	fflush(stdout);
+	char line[64];
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		return 1;
 	double start = bench_now(), end = start + pkt_seconds(o), now;
 	do {
 		for (int k = 0; k < 64; k++) {
@@ -210,19 +235,39 @@ static void *ring_device(void *arg)
 	return NULL;
 }
 
-/* A child's "result ready", then its figures: its first number. */
+/* A child in @role, once it said "result ready". 0, or -1. */
+static int child_start(struct bench_child *c, struct bench_ctx *x, const char *dev,
+		       const char *role, int index)
+{
+	char line[64];
+
+	if (bench_spawn(c, x, dev, role, "lazy", index, 0) != 0)
+		return -1;
+	if (bench_next_result(c, line, sizeof(line), 30) != 0 || strncmp(line, "ready", 5) != 0) {
+		bench_kill_children();
+		return -1;
+	}
+	return 0;
+}
+
+/* One measurement of a started child: "go", then its result line. */
+static int child_round(struct bench_child *c, char *line, size_t len)
+{
+	if (bench_tell(c, "go\n") != 0 || bench_next_result(c, line, len, 60) != 0) {
+		bench_kill_children();
+		return -1;
+	}
+	return 0;
+}
+
+/* A child measured once. */
 static int child_run(struct bench_ctx *x, const char *dev, const char *role, int index,
 		     char *line, size_t len)
 {
 	struct bench_child c;
 
-	if (bench_spawn(&c, x, dev, role, "lazy", index, 0) != 0)
+	if (child_start(&c, x, dev, role, index) != 0 || child_round(&c, line, len) != 0)
 		return -1;
-	if (bench_next_result(&c, line, len, 30) != 0 || strncmp(line, "ready", 5) != 0 ||
-	    bench_next_result(&c, line, len, 60) != 0) {
-		bench_kill_children();
-		return -1;
-	}
 	return bench_collect(&c, NULL, 0);
 }
 
@@ -336,125 +381,180 @@ static void remove_prefix(const char *prefix)
 		fprintf(stderr, "cannot remove %s's files\n", prefix);
 }
 
-/* The vhost-user + virtio-user io loop: Rx-pps on the virtio-user side,
- * or -1 with the reason in @why. */
-static double vhost_baseline(struct bench_ctx *x, double seconds, char *why, size_t whylen)
+static int testpmd_say(struct testpmd *t, const char *cmd)
 {
-	char vhp[96], vup[96], vhfp[128], vufp[128], sock[128], vhdev[192], vudev[192];
-	static char out[1 << 16];
-	struct testpmd vh = { 0 }, vu = { 0 };
-	double pps = -1;
+	return write(t->in, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
+}
 
-	snprintf(vhp, sizeof(vhp), "%s-vh", x->prefix);
-	snprintf(vup, sizeof(vup), "%s-vu", x->prefix);
-	snprintf(vhfp, sizeof(vhfp), "--file-prefix=%s", vhp);
-	snprintf(vufp, sizeof(vufp), "--file-prefix=%s", vup);
-	snprintf(sock, sizeof(sock), "/tmp/%s.sock", x->prefix);
-	snprintf(vhdev, sizeof(vhdev), "net_vhost0,iface=%s,queues=1", sock);
-	snprintf(vudev, sizeof(vudev), "net_virtio_user0,path=%s,queues=1", sock);
-	char *const vh_args[] = { "dpdk-testpmd", "-l", "0,1", "--no-pci", vhfp, "--vdev", vhdev,
-				  "-m", "128", "--single-file-segments", "--no-telemetry",
-				  "--log-level=lib.eal:error", "--", "--nb-cores=1",
-				  "--forward-mode=io", "--total-num-mbufs=16384",
-				  "--stats-period=1", NULL };
+/* The vhost-user + virtio-user pair: two dpdk-testpmd processes, both at
+ * their prompt (io forwarding on one core each: the vhost side's on core
+ * 1, the virtio-user side's on core 0), their forwarding started and
+ * stopped for each round. */
+struct vhost_pair {
+	struct testpmd vh, vu;
+	char vhp[96], vup[96], sock[128];
+};
+
+static int vhost_start(struct vhost_pair *v, struct bench_ctx *x, char *why, size_t whylen)
+{
+	char vhfp[128], vufp[128], vhdev[192], vudev[192];
+	static char out[1 << 16];
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->vhp, sizeof(v->vhp), "%s-vh", x->prefix);
+	snprintf(v->vup, sizeof(v->vup), "%s-vu", x->prefix);
+	snprintf(vhfp, sizeof(vhfp), "--file-prefix=%s", v->vhp);
+	snprintf(vufp, sizeof(vufp), "--file-prefix=%s", v->vup);
+	snprintf(v->sock, sizeof(v->sock), "/tmp/%s.sock", x->prefix);
+	snprintf(vhdev, sizeof(vhdev), "net_vhost0,iface=%s,queues=1", v->sock);
+	snprintf(vudev, sizeof(vudev), "net_virtio_user0,path=%s,queues=1", v->sock);
 	/* stdbuf: testpmd's printf()s reach a pipe only at exit otherwise. */
-	char *const vu_args[] = { "stdbuf", "-oL", "dpdk-testpmd", "-l", "0,1", "--main-lcore", "1", "--no-pci",
-				  vufp, "--vdev", vudev, "-m", "128", "--single-file-segments",
+	char *const vh_args[] = { "stdbuf", "-oL", "dpdk-testpmd", "-l", "0,1", "--no-pci", vhfp,
+				  "--vdev", vhdev, "-m", "128", "--single-file-segments",
 				  "--no-telemetry", "--log-level=lib.eal:error", "--", "-i",
 				  "--nb-cores=1", "--forward-mode=io", "--total-num-mbufs=16384",
 				  NULL };
-
-	unlink(sock);
+	char *const vu_args[] = { "stdbuf", "-oL", "dpdk-testpmd", "-l", "0,1", "--main-lcore", "1",
+				  "--no-pci", vufp, "--vdev", vudev, "-m", "128",
+				  "--single-file-segments", "--no-telemetry",
+				  "--log-level=lib.eal:error", "--", "-i", "--nb-cores=1",
+				  "--forward-mode=io", "--total-num-mbufs=16384", NULL };
+	unlink(v->sock);
 	out[0] = '\0';
-	if (testpmd_start(&vh, vh_args) != 0) {
+	if (testpmd_start(&v->vh, vh_args) != 0) {
 		snprintf(why, whylen, "cannot start dpdk-testpmd");
-		goto done;
+		return -1;
 	}
-	testpmd_read(&vh, out, sizeof(out), 15, "forwards packets");
-	if (strstr(out, "forwards packets") == NULL) {
-		snprintf(why, whylen, "dpdk-testpmd with net_vhost did not start forwarding%s",
+	testpmd_read(&v->vh, out, sizeof(out), 15, "testpmd> ");
+	if (strstr(out, "testpmd> ") == NULL || strstr(out, "No probed ethernet devices") != NULL) {
+		snprintf(why, whylen, "dpdk-testpmd with net_vhost did not start%s",
 			 strstr(out, "No such file") != NULL || out[0] == '\0'
 				 ? " (is dpdk-testpmd installed? buildtools/deps.sh)" : "");
-		goto done;
+		return -1;
 	}
 	out[0] = '\0';
-	if (testpmd_start(&vu, vu_args) != 0) {
+	if (testpmd_start(&v->vu, vu_args) != 0) {
 		snprintf(why, whylen, "cannot start dpdk-testpmd (virtio-user)");
-		goto done;
+		return -1;
 	}
-	testpmd_read(&vu, out, sizeof(out), 15, "testpmd> ");
+	testpmd_read(&v->vu, out, sizeof(out), 15, "testpmd> ");
 	if (strstr(out, "testpmd> ") == NULL || strstr(out, "No probed ethernet devices") != NULL) {
 		snprintf(why, whylen, "dpdk-testpmd with net_virtio_user did not start");
-		goto done;
+		return -1;
 	}
-	const char cmds[] = "start tx_first 32\n";
-	if (write(vu.in, cmds, sizeof(cmds) - 1) < 0)
+	return 0;
+}
+
+/* One round: both sides forward, the virtio-user side sending 32 bursts
+ * first ("start tx_first 32": every round, as testpmd's start frees what
+ * its RX queues hold), Rx-pps over @seconds on the virtio-user side,
+ * both stop. -1 with @why. */
+static double vhost_round(struct vhost_pair *v, double seconds, char *why, size_t whylen)
+{
+	static char out[1 << 16];
+	double pps = -1;
+
+	if (testpmd_say(&v->vh, "start\n") != 0 ||
+	    testpmd_say(&v->vu, "start tx_first 32\n") != 0)
 		goto done;
-	testpmd_read(&vu, out, sizeof(out), 0.5, NULL);
-	/* The rate is over the time between two shows. */
-	const char show[] = "show port stats all\n";
-	if (write(vu.in, show, sizeof(show) - 1) < 0)
-		goto done;
-	testpmd_read(&vu, out, sizeof(out), seconds, NULL);
 	out[0] = '\0';
-	if (write(vu.in, show, sizeof(show) - 1) < 0)
+	testpmd_read(&v->vu, out, sizeof(out), 0.3, NULL);
+	/* The rate is over the time between two shows. */
+	if (testpmd_say(&v->vu, "show port stats all\n") != 0)
 		goto done;
-	testpmd_read(&vu, out, sizeof(out), 5, "Tx-pps");
+	testpmd_read(&v->vu, out, sizeof(out), seconds, NULL);
+	out[0] = '\0';
+	if (testpmd_say(&v->vu, "show port stats all\n") != 0)
+		goto done;
+	testpmd_read(&v->vu, out, sizeof(out), 5, "Tx-pps");
 	const char *r = strstr(out, "Rx-pps:");
-	if (getenv("DVS_BENCH_DEBUG") != NULL)
-		fprintf(stderr, "virtio-user said:\n%s\n", out);
-	if (r == NULL)
-		snprintf(why, whylen, "no Rx-pps from dpdk-testpmd");
-	else
+	if (r != NULL)
 		pps = atof(r + 7);
 done:
-	testpmd_stop(&vu);
-	testpmd_stop(&vh);
-	unlink(sock);
-	remove_prefix(vhp);
-	remove_prefix(vup);
+	testpmd_say(&v->vu, "stop\n");
+	testpmd_say(&v->vh, "stop\n");
+	out[0] = '\0';
+	testpmd_read(&v->vu, out, sizeof(out), 5, "Done.");
+	out[0] = '\0';
+	testpmd_read(&v->vh, out, sizeof(out), 5, "Done.");
+	if (pps <= 0)
+		snprintf(why, whylen, "no Rx-pps from dpdk-testpmd");
 	return pps;
+}
+
+static void vhost_stop(struct vhost_pair *v)
+{
+	testpmd_stop(&v->vu);
+	testpmd_stop(&v->vh);
+	unlink(v->sock);
+	remove_prefix(v->vhp);
+	remove_prefix(v->vup);
 }
 
 /* ------------------------------------------------------- bad descriptors */
 
 struct hostile {
 	struct dvshare_dev *dev;
+	struct dvs_sim_engine *engine;
 	struct app_port *p;
-	double rate;        /* bad descriptors per second to make */
+	double rate;        /* queues to end per second */
+	double seconds;     /* the loop ran */
+	int bad;            /* 1: each with a bad descriptor; 0: the control */
 	volatile int run;
-	unsigned int made;  /* bad descriptors the device saw */
+	unsigned int made;  /* queues ended (and made again) */
 	int failed;
 };
 
-/* One bad descriptor (INDIRECT, which the device does not take) on the
- * hostile port's TX queue; once in ERR, the queue is destroyed and made
- * again. 0, or -1. */
-static int one_bad(struct hostile *h)
+/* The hostile port's TX queue kicked, with one bad descriptor posted
+ * (INDIRECT, which the device does not take) or, the control, nothing:
+ * the same doorbell, the same wait for the engine to see it, the same
+ * query after. The bad one must have put the queue in ERR. */
+static int kick_hostile(struct hostile *h)
+{
+	struct app_port *p = h->p;
+	struct app_vring *r = &p->ring[1];
+	struct dvs_sim_engine_stats st;
+	struct dvshare_prm_virtq q;
+
+	dvs_sim_engine_stats(h->engine, &st);
+	const uint64_t kicks = st.kicks;
+	if (h->bad) {
+		uint16_t d = r->free_head;
+		r->desc[d].addr = (uintptr_t)p->mz->addr;
+		r->desc[d].len = 64;
+		r->desc[d].flags = VRING_DESC_F_INDIRECT;
+		r->avail->ring[r->avail_idx & r->mask] = d;
+		r->avail_idx++;
+		app_vring_publish(r);
+	}
+	dvshare_doorbell32(p->db, 0, 2u * p->index + 1);
+	for (int i = 0; i < 100000 && st.kicks == kicks; i++) {
+		usleep(10); /* the engine shares this core */
+		dvs_sim_engine_stats(h->engine, &st);
+	}
+	for (int i = 0; i < 1000; i++) {
+		if (app_virtq_query(p->q[1], &q) != 0)
+			return -1;
+		if (!h->bad || q.state == DVSHARE_PRM_VIRTQ_STATE_ERR)
+			break;
+		usleep(10); /* seen, but its pass has not ended */
+	}
+	return q.state == (h->bad ? DVSHARE_PRM_VIRTQ_STATE_ERR : DVSHARE_PRM_VIRTQ_STATE_RDY)
+		       ? 0 : -1;
+}
+
+/* The hostile port's TX queue made again (DPDK's vdpa driver re-makes a
+ * queue in ERR the same way), with what it had: its UMEMs, counters, key
+ * and rings. A coordinated destroy: every process answers. */
+static int remake(struct hostile *h)
 {
 	struct app_port *p = h->p;
 	struct app_vring *r = &p->ring[1];
 	char name[DVSHARE_NAME_MAX];
 	struct dvshare_prm_virtq q;
-	uint16_t d = r->free_head;
 
-	r->desc[d].addr = (uintptr_t)p->mz->addr;
-	r->desc[d].len = 64;
-	r->desc[d].flags = VRING_DESC_F_INDIRECT;
-	r->avail->ring[r->avail_idx & r->mask] = d;
-	r->avail_idx++;
-	app_vring_publish(r);
-	dvshare_doorbell32(p->db, 0, 2u * p->index + 1);
-	for (int i = 0; i < 100000; i++) {
-		if (app_virtq_query(p->q[1], &q) != 0)
-			return -1;
-		if (q.state == DVSHARE_PRM_VIRTQ_STATE_ERR)
-			break;
-	}
-	if (q.state != DVSHARE_PRM_VIRTQ_STATE_ERR)
+	if (app_virtq_query(p->q[1], &q) != 0)
 		return -1;
-	/* A queue in ERR is made again (DPDK's vdpa driver does the same),
-	 * with what it had: its UMEMs, counters, key and rings. */
 	dvshare_obj_release(p->q[1]);
 	p->q[1] = NULL;
 	snprintf(name, sizeof(name), "%s.txq", p->name);
@@ -487,12 +587,38 @@ static void *hostile_loop(void *arg)
 			usleep(20);
 			continue;
 		}
-		if (one_bad(h) != 0)
+		if (kick_hostile(h) != 0 || remake(h) != 0)
 			h->failed = 1;
 		else
 			h->made++;
 	}
+	h->seconds = bench_now() - t0;
 	return NULL;
+}
+
+/* One round of the started "pktfwd" child @c beside the hostile port's
+ * queue ended @rate times a second, with a bad descriptor each time
+ * (@bad) or re-made only (the control): the stream's pps into *@pps and
+ * the rate reached into *@reached. 0, or -1. */
+static int hostile_round(struct bench_child *c, struct hostile *h, int bad, double rate,
+			 double *pps, double *reached)
+{
+	char line[256];
+	pthread_t t;
+	int rc;
+
+	h->bad = bad;
+	h->rate = rate;
+	h->made = 0;
+	h->run = 1;
+	if (pthread_create(&t, NULL, hostile_loop, h) != 0)
+		return -1;
+	rc = child_round(c, line, sizeof(line));
+	h->run = 0;
+	pthread_join(t, NULL);
+	*pps = atof(line);
+	*reached = h->seconds > 0 ? h->made / h->seconds : 0;
+	return rc != 0 || h->failed ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- section */
@@ -518,141 +644,212 @@ static int kick_action(const struct rte_mp_msg *msg, const void *peer)
 	return rte_mp_reply(&rep, peer);
 }
 
-static void report(const char *what, double pps, double base)
+/* A figure (Mpps) and, when measured in rounds, each round's. */
+static void report(const char *what, double pps, const double *rounds)
 {
 	printf("   %-54s %6.2f Mpps", what, pps / 1e6);
-	if (base > 0)
-		printf("  (%.2fx)", pps / base);
+	for (int r = 0; rounds != NULL && r < PKT_ROUNDS; r++)
+		printf("%s%.2f", r == 0 ? "  " : " ", rounds[r] / 1e6);
 	printf("\n");
+}
+
+/* Start the engine on core 1 (its thread takes this thread's affinity). */
+static int engine_on(struct dvs_sim_engine *e)
+{
+	cpu_set_t was;
+
+	pthread_getaffinity_np(pthread_self(), sizeof(was), &was);
+	pin(1);
+	int rc = dvs_sim_engine_start(e, 0);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	return rc;
+}
+
+/* Forwarding in this process, on core 0: packets per second. */
+static double primary_forward(struct app_port *p, double sec, int first)
+{
+	cpu_set_t was;
+
+	pthread_getaffinity_np(pthread_self(), sizeof(was), &was);
+	pin(0);
+	if (first)
+		seed(p);
+	double pps = forward(p, sec);
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	return pps;
 }
 
 int bench_s9_packets(struct bench_ctx *x)
 {
 	const double sec = pkt_seconds(x->o);
 	char dev[32], line[256], why[256] = "";
+	double vh[PKT_ROUNDS] = { -1, -1, -1 }, pr[PKT_ROUNDS], se[PKT_ROUNDS];
+	double bad[PKT_ROUNDS], bad_rate[PKT_ROUNDS], ctl[PKT_ROUNDS], ctl_rate[PKT_ROUNDS];
+	double mp = -1, mp_always = -1;
 	struct dvs_sim_engine *e;
 	struct dvshare_dev *d;
-	struct app_port *p;
-	cpu_set_t was;
+	struct app_port *p = NULL;
+	struct bench_child fwd;
+	struct vhost_pair vp;
+	long kicks = 0, bursts = 0, ended = 0;
+	struct hostile h = { .dev = d = NULL };
+	int rc, have_vhost;
 
-	printf("\n9. Packets: 64-byte frames, bursts of 32, 32 bursts in flight, %.1f s each; "
-	       "forwarding on core 0, the device (or its peer) on core 1\n", sec);
+	printf("\n9. Packets: 64-byte frames, bursts of 32, 32 bursts in flight; forwarding on "
+	       "core 0, the device (or its peer) on core 1; %d rounds of %.1f s, each side "
+	       "measured in every round\n", PKT_ROUNDS, sec);
 	if (x->cores < 2)
 		printf("   (one core: forwarding and the device share it)\n");
 	if (bench_dev_name(x, 4, dev, sizeof(dev)) != 0 || (d = bench_dev_open(dev, 0)) == NULL)
 		return -1;
+	h.dev = d;
 	setenv("DVS_BENCH_PKT_DEV", dev, 1);
-
-	/* Baselines without the engine running (it would hold core 1). */
-	double ring = ring_baseline(x, dev);
-	if (ring < 0)
-		return -1;
-	double vhost = vhost_baseline(x, sec, why, sizeof(why));
-
-	/* The engine, on core 1: its thread takes this thread's affinity. */
-	pthread_getaffinity_np(pthread_self(), sizeof(was), &was);
-	pin(1);
 	e = dvs_sim_engine_create(dvshare_dev_ctx(d));
-	int rc = e != NULL ? dvs_sim_engine_start(e, 0) : -errno;
-	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
-	if (rc != 0) {
-		bench_fail("engine of %s: %s", dev, strerror(-rc));
+	if (e == NULL) {
+		bench_fail("engine of %s: %s", dev, strerror(errno));
+		bench_dev_close(d);
 		return -1;
 	}
-	pin(0);
-	double prim = -1, sec_pps = -1, mp = -1, mp_always = -1, bad = -1;
-	long kicks = 0, bursts = 0;
-	struct hostile h = { .dev = d };
-	rc = app_port_create(d, PKT_PORT, 0, PKT_RING, &p, NULL, NULL);
-	if (rc == 0) {
-		prim = forward(p, sec);
-		app_port_destroy(p, BENCH_TIMEOUT_MS);
-	}
-	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
-	if (rte_mp_action_register(PKT_KICK_ACTION, kick_action) != 0 && rte_errno != EEXIST)
-		rc = -rte_errno;
-	for (int mode = 0; mode < 3 && rc == 0; mode++) {
-		if (child_run(x, dev, "pktfwd", mode, line, sizeof(line)) != 0) {
+	h.engine = e;
+
+	/* The floor: rte_ring, the engine off (it would hold core 1). */
+	double ring = ring_baseline(x, dev);
+	have_vhost = vhost_start(&vp, x, why, sizeof(why)) == 0;
+	if (!have_vhost)
+		vhost_stop(&vp);
+
+	/* The rounds: vhost-user (engine off), then the primary's and the
+	 * secondary's forwarding (engine on). */
+	rc = engine_on(e);
+	if (rc == 0)
+		rc = app_port_create(d, PKT_PORT "0", 0, PKT_RING, &p, NULL, NULL);
+	if (rc == 0)
+		rc = child_start(&fwd, x, dev, "pktfwd", 0) == 0 ? 0 : -EIO;
+	for (int r = 0; r < PKT_ROUNDS && rc == 0; r++) {
+		if (have_vhost) {
+			dvs_sim_engine_stop(e);
+			vh[r] = vhost_round(&vp, sec, why, sizeof(why));
+			have_vhost = vh[r] > 0;
+			rc = engine_on(e);
+		}
+		pr[r] = primary_forward(p, sec, r == 0);
+		if (rc == 0 && child_round(&fwd, line, sizeof(line)) != 0)
 			rc = -EIO;
-			break;
-		}
-		double pps = atof(line);
-		if (mode == 0) {
-			sec_pps = pps;
-			sscanf(line, "%*f %ld %ld", &kicks, &bursts);
-		} else
-			*(mode == 1 ? &mp : &mp_always) = pps;
+		se[r] = atof(line);
+		if (rc == 0 && sscanf(line, "%*f %ld %ld", &kicks, &bursts) != 2)
+			rc = -EIO;
 	}
-	/* The same stream beside a queue meeting bad descriptors. */
-	if (rc == 0 && sec_pps > 0)
-		rc = app_port_create(d, PKT_HOSTILE, 1, 64, &h.p, NULL, NULL);
-	if (rc == 0 && sec_pps > 0) {
-		pthread_t t;
-		h.rate = sec_pps / 1000;
-		h.run = 1;
-		if (pthread_create(&t, NULL, hostile_loop, &h) == 0) {
-			if (child_run(x, dev, "pktfwd", 0, line, sizeof(line)) == 0)
-				bad = atof(line);
-			h.run = 0;
-			pthread_join(t, NULL);
-		}
+	if (have_vhost || vh[0] > 0)
+		vhost_stop(&vp);
+	if (p != NULL)
+		app_port_destroy(p, BENCH_TIMEOUT_MS);
+	/* The same stream beside a queue meeting bad descriptors at the rate
+	 * asked (1 per 1,000 of the stream's packets), then, the control,
+	 * beside the same queue re-made as often without one. */
+	const double alone = se[PKT_ROUNDS - 1];
+	if (rc == 0)
+		rc = app_port_create(d, PKT_HOSTILE, 2, 64, &h.p, NULL, NULL);
+	for (int r = 0; r < PKT_ROUNDS && rc == 0; r++) {
+		rc = hostile_round(&fwd, &h, 1, alone / 1000, &bad[r], &bad_rate[r]);
+		ended += h.made;
+		if (rc == 0)
+			rc = hostile_round(&fwd, &h, 0, bad_rate[r], &ctl[r], &ctl_rate[r]);
+	}
+	if (h.p != NULL)
 		app_port_destroy(h.p, BENCH_TIMEOUT_MS);
+	if (rc == 0 && bench_collect(&fwd, NULL, 0) != 0)
+		rc = -EIO;
+	/* Kicks over rte_mp, each mode once. */
+	if (rc == 0 && rte_mp_action_register(PKT_KICK_ACTION, kick_action) != 0 &&
+	    rte_errno != EEXIST)
+		rc = -rte_errno;
+	for (int mode = 1; mode < 3 && rc == 0; mode++) {
+		if (child_run(x, dev, "pktfwd", mode, line, sizeof(line)) != 0)
+			rc = -EIO;
+		*(mode == 1 ? &mp : &mp_always) = atof(line);
 	}
+	rte_mp_action_unregister(PKT_KICK_ACTION);
 	struct dvs_sim_engine_stats st;
 	dvs_sim_engine_stats(e, &st);
 	dvs_sim_engine_destroy(e);
-	rte_mp_action_unregister(PKT_KICK_ACTION);
-	if (rc != 0 || prim <= 0 || sec_pps <= 0) {
+	if (rc != 0 || ring <= 0) {
 		bench_fail("packets on %s: %s", dev, strerror(rc != 0 ? -rc : EIO));
 		bench_dev_close(d);
 		return -1;
 	}
 
-	report("rte_ring between the two processes, mbufs recycled", ring, 0);
-	if (vhost > 0)
-		report("vhost-user + virtio-user (dpdk-testpmd io, tx_first 32)", vhost, 0);
+	double sec_pps = median3(se[0], se[1], se[2]), prim = median3(pr[0], pr[1], pr[2]);
+	double vhost = have_vhost ? median3(vh[0], vh[1], vh[2]) : -1;
+	double r_prim = median3(pr[0] / se[0], pr[1] / se[1], pr[2] / se[2]);
+	double r_vhost = have_vhost ? median3(vh[0] / se[0], vh[1] / se[1], vh[2] / se[2]) : -1;
+	/* Beside bad descriptors: each round against its own control. */
+	double bad_pps = median3(bad[0], bad[1], bad[2]), ctl_pps = median3(ctl[0], ctl[1], ctl[2]);
+	double lost = median3(1 - bad[0] / ctl[0], 1 - bad[1] / ctl[1], 1 - bad[2] / ctl[2]);
+	double per = median3(bad[0] / bad_rate[0], bad[1] / bad_rate[1], bad[2] / bad_rate[2]);
+	printf("   %-54s %9s  %s\n", "", "median", "rounds");
+	report("rte_ring between the two processes, mbufs recycled", ring, NULL);
+	if (have_vhost)
+		report("vhost-user + virtio-user (dpdk-testpmd io, tx_first 32)", vhost, vh);
 	else
 		printf("   vhost-user + virtio-user: not measured: %s\n", why);
-	report("dvshare, forwarding in the primary", prim, 0);
-	report("dvshare, forwarding in a secondary (vs the primary)", sec_pps, prim);
-	report("  kicks over rte_mp when the device asks (vs dvshare)", mp, sec_pps);
-	report("  kicks over rte_mp on every burst (vs dvshare)", mp_always, sec_pps);
-	report("dvshare secondary beside a queue meeting bad descriptors", bad, sec_pps);
-	printf("   secondary: %ld kick(s) in %ld bursts; the ring baseline is %.2fx dvshare\n",
-	       kicks, bursts, ring / sec_pps);
-	/* Each bad descriptor ends its queue (ERR, as on a NIC): the rate is
-	 * what re-making a queue (a coordinated destroy) allows. */
-	const double per = h.made != 0 ? bad * sec / h.made : 0;
-	printf("   bad descriptors made: %u (%.0f/s, 1 per %.0f packets of the stream; asked 1 per "
-	       "1,000), queues in ERR seen by the engine: %llu\n",
-	       h.made, h.made / sec, per, (unsigned long long)st.errors);
-	if (vhost > 0)
-		bench_goal(9, "vhost-user loop / secondary", vhost / sec_pps, 1 / 1.2, "x");
+	report("dvshare, forwarding in the primary", prim, pr);
+	report("dvshare, forwarding in a secondary", sec_pps, se);
+	report("  kicks over rte_mp when the device asks", mp, NULL);
+	report("  kicks over rte_mp on every burst", mp_always, NULL);
+	report("dvshare secondary beside a queue meeting bad descriptors", bad_pps, bad);
+	report("  beside that queue re-made as often, no bad descriptor", ctl_pps, ctl);
+	/* Each ratio is the median of the rounds' ratios. */
+	printf("   secondary / primary, per round: %.2f %.2f %.2f, median %.2f\n", se[0] / pr[0],
+	       se[1] / pr[1], se[2] / pr[2], 1 / r_prim);
+	if (have_vhost)
+		printf("   secondary / vhost-user, per round: %.2f %.2f %.2f, median %.2f\n",
+		       se[0] / vh[0], se[1] / vh[1], se[2] / vh[2], 1 / r_vhost);
+	printf("   secondary: %ld kick(s) in %ld bursts; kicks over rte_mp %.2fx (when asked), "
+	       "%.3fx (every burst) of the last round's dvshare\n",
+	       kicks, bursts, mp / alone, mp_always / alone);
+	/* Each bad descriptor ends its queue (ERR, as on a NIC), and the
+	 * rate is what re-making a queue (a coordinated destroy) allows; the
+	 * control re-makes it as often without one. */
+	printf("   bad descriptors: %ld, per round %.0f %.0f %.0f/s (1 per %.0f packets of the "
+	       "stream, median; asked 1 per 1,000); queues in ERR seen by the engine: %llu; "
+	       "control re-makes %.0f %.0f %.0f/s; lost against the control, per round: "
+	       "%.1f%% %.1f%% %.1f%%\n", ended, bad_rate[0], bad_rate[1], bad_rate[2], per,
+	       (unsigned long long)st.errors, ctl_rate[0], ctl_rate[1], ctl_rate[2],
+	       100 * (1 - bad[0] / ctl[0]), 100 * (1 - bad[1] / ctl[1]),
+	       100 * (1 - bad[2] / ctl[2]));
+	if (have_vhost)
+		bench_goal(9, "vhost-user loop / secondary", r_vhost, 1 / 1.2, "x");
 	else
 		printf("   goal: secondary >= 1.2x vhost-user: unmeasured (%s)\n", why);
-	bench_goal(9, "primary / secondary", prim / sec_pps, 1 / 0.95, "x");
+	bench_goal(9, "primary / secondary", r_prim, 1 / 0.95, "x");
 	bench_goal(9, "kicks per burst (secondary)", bursts > 0 ? (double)kicks / bursts : 99, 1,
 		   "");
-	if (bad > 0 && h.made != 0 && per <= 1000)
-		bench_goal(9, "throughput lost beside bad descriptors", 1 - bad / sec_pps, 0.05, "");
+	if (per <= 1000)
+		bench_goal(9, "throughput lost to 1 bad descriptor per 1,000 (vs the control)", lost,
+			   0.05, "");
 	else
-		printf("   goal: throughput lost with 1 bad descriptor per 1,000 <= 5%%: unmeasured: "
-		       "bad descriptors came 1 per %.0f packets (re-making a queue after each takes "
-		       "a coordinated destroy); beside them the stream kept %.1f%%\n", per,
-		       100 * bad / sec_pps);
+		printf("   goal: throughput lost to 1 bad descriptor per 1,000 <= 5%%: unmeasured: "
+		       "they came 1 per %.0f packets (each ends its queue, and making it again "
+		       "takes a coordinated destroy); at that rate they cost %.1f%% against the "
+		       "control\n", per, 100 * lost);
 	bj_num("ring_pps", ring);
-	if (vhost > 0)
+	if (have_vhost)
 		bj_num("vhost_user_pps", vhost);
 	else
 		bj_str("vhost_user_unmeasured", why);
 	bj_num("primary_pps", prim);
 	bj_num("secondary_pps", sec_pps);
+	bj_num("ratio_secondary_primary", 1 / r_prim);
+	if (have_vhost)
+		bj_num("ratio_secondary_vhost_user", 1 / r_vhost);
 	bj_num("mp_kick_pps", mp);
 	bj_num("mp_kick_every_burst_pps", mp_always);
-	bj_num("bad_desc_pps", bad);
+	bj_num("bad_desc_pps", bad_pps);
+	bj_num("remade_control_pps", ctl_pps);
+	bj_num("lost_to_bad_descriptors", lost);
 	bj_int("kicks", kicks);
 	bj_int("bursts", bursts);
-	bj_int("bad_descriptors", h.made);
+	bj_int("bad_descriptors", ended);
 	bj_num("packets_per_bad_descriptor", per);
 	bj_num("seconds", sec);
 	return bench_dev_close(d);
