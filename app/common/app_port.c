@@ -75,7 +75,10 @@ static void kick(struct app_port *p, struct app_vring *r, uint32_t qidx)
 		p->kick(p, qidx);
 	else
 		dvshare_doorbell32(p->db, 0, qidx);
-	p->st.kicks++;
+	if (r == &p->ring[1])
+		p->st.tx_kicks++;
+	else
+		p->st.rx_kicks++;
 }
 
 /* Post fresh RX buffers while there is room (a batch at least) and mbufs. */

@@ -35,7 +35,9 @@ struct app_port_stats {
 	uint64_t tx_full;      /* packets tx_burst could not post: ring full */
 	uint64_t rx_nombuf;    /* RX refills the pool could not serve */
 	uint64_t tx_bursts;    /* tx_burst calls that posted something */
-	uint64_t kicks;        /* doorbells written */
+	uint64_t tx_kicks;     /* doorbells written for the TX queue */
+	uint64_t rx_kicks;     /* and for the RX queue (until the device says
+				* it reads RX buffers without them) */
 };
 
 struct app_port {

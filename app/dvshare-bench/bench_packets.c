@@ -172,7 +172,7 @@ int bench_pktfwd_role(const struct bench_opts *o, struct dvshare_dev *dev)
 		if (first)
 			seed(p);
 		double pps = forward(p, pkt_seconds(o));
-		printf("result %.0f %llu %llu\n", pps, (unsigned long long)p->st.kicks,
+		printf("result %.0f %llu %llu\n", pps, (unsigned long long)p->st.tx_kicks,
 		       (unsigned long long)p->st.tx_bursts);
 		fflush(stdout);
 	}

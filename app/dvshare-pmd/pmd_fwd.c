@@ -416,7 +416,8 @@ static void port_stats(int i)
 	ports[i].last_rx_bytes = s->rx_bytes;
 	ports[i].last_tx_bytes = s->tx_bytes;
 	ports[i].last_ns = now;
-	printf("  Kicks: %" PRIu64 " in %" PRIu64 " TX bursts\n", s->kicks, s->tx_bursts);
+	printf("  Kicks: %" PRIu64 " in %" PRIu64 " TX bursts, %" PRIu64 " on RX\n", s->tx_kicks,
+	       s->tx_bursts, s->rx_kicks);
 	if (app_port_device_view(ports[i].p, &v) == 0) {
 		printf("  Device view (QUERY, VIRTIO_Q_COUNTERS):\n");
 		for (int q = 1; q >= 0; q--) {

@@ -212,7 +212,7 @@ static void cmd_port(const char *line)
 			return;
 		uint32_t sent = send_n(ports[i].p, x, y, z);
 		return reply("ok %u kicks=%llu bursts=%llu", sent,
-			     (unsigned long long)ports[i].p->st.kicks,
+			     (unsigned long long)ports[i].p->st.tx_kicks,
 			     (unsigned long long)ports[i].p->st.tx_bursts);
 	}
 	if (sscanf(line, "port recv %255s %u %u %u %u", a, &x, &y, &z, &w) == 5) {
@@ -226,7 +226,7 @@ static void cmd_port(const char *line)
 		const struct app_port_stats *s = &ports[i].p->st;
 		return reply("ok rx=%llu tx=%llu kicks=%llu bursts=%llu full=%llu",
 			     (unsigned long long)s->rx_packets, (unsigned long long)s->tx_packets,
-			     (unsigned long long)s->kicks, (unsigned long long)s->tx_bursts,
+			     (unsigned long long)s->tx_kicks, (unsigned long long)s->tx_bursts,
 			     (unsigned long long)s->tx_full);
 	}
 	if (sscanf(line, "port view %255s", a) == 1) {
