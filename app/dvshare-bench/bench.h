@@ -134,8 +134,11 @@ void bj_bool(const char *key, int v);
 /* Close every open level, then write the document to @path. 0 or -1. */
 int bj_write(const char *path);
 /* Print "goal <= LIMIT UNIT: met" or "missed by Fx" under a section and
- * remember it for section 9 and the JSON. */
+ * remember it for the summary (section 10) and the JSON. */
 void bench_goal(int section, const char *what, double value, double limit, const char *unit);
+/* A goal the run could not measure, and @why: printed, and in the summary
+ * and the JSON as "unmeasured" (never met, never missed). */
+void bench_goal_unmeasured(int section, const char *what, const char *why);
 
 /* Secondaries: this program again (bench_spawn.c). */
 struct bench_child {
