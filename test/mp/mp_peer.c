@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <infiniband/verbs.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -486,6 +487,25 @@ static void cmd_create(struct dvshare_dev *d, const char *what, const char *name
 		if (rc != 0)
 			return reply("err %d counter create: %s", -rc, strerror(-rc));
 		reply("ok %u", id);
+	} else if (strcmp(what, "mkey") == 0) {
+		/* A direct key over @a bytes (4096) of DPDK memory, its UMEM
+		 * NAME.umem: "ok <key> <address>". */
+		size_t len = a ? a : 4096;
+		char un[DVSHARE_NAME_MAX];
+		void *m = rte_zmalloc("mp-mkey", len, 4096);
+		snprintf(un, sizeof(un), "%s.umem", name);
+		struct dvshare_umem *u =
+			m != NULL ? dvshare_umem_reg(d, un, m, len, persist | IBV_ACCESS_LOCAL_WRITE) : NULL;
+		if (u == NULL) {
+			rte_free(m);
+			return reply_err("umem reg");
+		}
+		uint32_t umem_id = dvshare_umem_id(u);
+		dvshare_umem_release(u);
+		rc = app_mkey_create(d, name, umem_id, m, len, &id);
+		if (rc != 0)
+			return reply("err %d mkey create: %s", -rc, strerror(-rc));
+		reply("ok %u %lx", id, (unsigned long)(uintptr_t)m);
 	} else if (strcmp(what, "umem") == 0) {
 		struct dvshare_umem *u = dvshare_umem_reg(d, name, mem, a ? a : sizeof(mem), persist);
 		if (u == NULL)
@@ -824,6 +844,7 @@ static int run(char *line)
 {
 	char a[256] = "", b[256] = "", c[256] = "", t[512] = "";
 	unsigned int x = 0, y = 0, z = 0;
+	unsigned long addr = 0;
 	struct dvshare_dev *d;
 
 	line[strcspn(line, "\n")] = '\0';
@@ -929,6 +950,18 @@ static int run(char *line)
 			return reply_err("rawcreate"), 0;
 		reply("ok %u", dvshare_obj_id(o));
 		dvshare_obj_release(o);
+	} else if (sscanf(line, "virtqon %255s %255s %u %lx", a, b, &x, &addr) == 4) {
+		/* A VIRTIO_NET_Q (index 40, 64 entries) whose rings are at
+		 * @addr through key @x: "ok <id>". */
+		struct app_virtq_rings r = { x, addr, addr + 64 * 16, addr + 2048 };
+		uint32_t id;
+		int rc;
+		if ((d = dev_of(a)) == NULL)
+			return 0;
+		rc = app_virtq_create_rings(d, b, 40, 64, &r, &id, NULL, NULL);
+		if (rc != 0)
+			return reply("err %d obj create: %s", -rc, strerror(-rc)), 0;
+		reply("ok %u", id);
 	} else if (sscanf(line, "caps %255s", a) == 1) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_caps(d);

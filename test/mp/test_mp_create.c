@@ -187,6 +187,58 @@ static void test_secondary_creates(void)
 	scene_end(&s);
 }
 
+/* A secondary's queue whose rings are in the primary's memory, through
+ * the primary's key, is refused (EPERM, dvshare's rule, before the
+ * device) and leaves nothing; the same queue through a key of its own,
+ * over its own DPDK memory, is made. On a NIC too: the rule is dvshare's,
+ * and a queue in INIT needs no more of the device than
+ * test_secondary_creates' objects (DPDK's vdpa/mlx5 gives a queue its
+ * key and rings at create, mlx5_vdpa_virtq_sub_objs_prepare). */
+static void test_queue_on_anothers_key(void)
+{
+	struct scene s;
+	struct peer *a;
+	unsigned int key = 0;
+	unsigned long addr = 0;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "qkey", NULL), 0);
+	OK(&s.prim, "open %s", dev0);
+	if (!has_var(&s)) {
+		printf("%s: skipped: %s has no VIRTIO_NET_Q\n", __func__, dev0);
+		scene_end(&s);
+		return;
+	}
+	a = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL_FATAL(sscanf(peer_cmd(&s.prim, "create %s mkey pk", dev0), "ok %u %lx", &key,
+				     &addr), 2);
+	REPLY_IS(a, "err 1 obj create: Operation not permitted", "virtqon %s q1 %u %lx", dev0, key,
+		 addr);
+	/* Nothing of it stays: the queue, its UMEMs, its counters. */
+	static const char *const q1[] = { "q1", "q1.umem1", "q1.umem2", "q1.umem3",
+					  "q1.counters" };
+	for (size_t i = 0; i < sizeof(q1) / sizeof(q1[0]); i++)
+		REPLY_IS(&s.prim, "err 2 no such object", "owner %s %s", dev0, q1[i]);
+	/* Its own key: made, and its own. */
+	CU_ASSERT_EQUAL_FATAL(sscanf(peer_cmd(a, "create %s mkey ak", dev0), "ok %u %lx", &key,
+				     &addr), 2);
+	OK(a, "virtqon %s q2 %u %lx", dev0, key, addr);
+	expect_owner(&s, "q2", a->pid);
+	expect_owner(&s, "ak", a->pid);
+	/* Its exit takes all it made; the primary's key and UMEM stay. */
+	CU_ASSERT_EQUAL(peer_stop(a), 0);
+	CU_ASSERT(poll_reply(&s.prim, "err 2 no such object", "owner %s q2",
+			     dev0));
+	OK(&s.prim, "destroy %s pk 1000", dev0);
+	OK(&s.prim, "destroy %s pk.umem 1000", dev0);
+	OK(&s.prim, "destroy %s tis 2000", dev0);
+	OK(&s.prim, "destroy %s td 2000", dev0);
+	OK(&s.prim, "destroy %s pd 2000", dev0);
+	expect_device_empty(&s);
+	scene_end(&s);
+}
+
 /* dvshare_dev_conf.max_objects_per_secondary: per secondary, persistent
  * creates included while their creator runs; the primary has none. */
 static void test_create_limit(void)
@@ -420,6 +472,7 @@ static void test_failing_requests_log_quietly(void)
 
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_creates),
+	DVS_TEST(test_queue_on_anothers_key),
 	DVS_TEST(test_create_limit),
 	DVS_TEST(test_create_same_name),
 	DVS_TEST(test_creator_killed_before_import),
