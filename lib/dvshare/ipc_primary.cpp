@@ -81,20 +81,14 @@ std::vector<const dvshare_dev *> allowed_devices(Library &lib, pid_t pid, uid_t 
 }
 
 /* Send @pid its answer (an AttachRep with @fds) on its channel. */
-void answer(pid_t pid, uint64_t token, const AttachRep &rep, const std::vector<Fd> &fds)
+void answer(pid_t pid, uint64_t token, const AttachRep &rep, std::vector<Fd> fds)
 {
 	struct rte_mp_msg m;
 
 	mp_pack(&m, kActAttach, rep);
-	m.num_fds = static_cast<int>(fds.size());
-	for (size_t i = 0; i < fds.size(); i++)
-		m.fds[i] = fds[i].get();
-	int rc = Peers::get().answer(pid, token, &m);
-	if (rc == -EPIPE || rc == -ECONNRESET)
-		DVS_LOG(DEBUG, "attach of pid %d not answered: it is gone", pid);
-	else if (rc != 0)
-		DVS_LOG(ERR, "attach of pid %d not answered: %s", pid,
-			rc == -EAGAIN ? "its channel is full (it does not read)" : strerror(-rc));
+	if (Peers::get().answer(pid, token, &m, std::move(fds)) != 0)
+		DVS_LOG(DEBUG, "attach of pid %d not answered: its token is spent, or it is gone",
+			pid);
 }
 
 /* An attach request: answered only to a peer presenting the token its
@@ -163,7 +157,7 @@ int on_attach(const struct rte_mp_msg *msg, const void *)
 	}
 	/* Known before it holds anything a destroy would wait for. */
 	Peers::get().attached(req.hdr.pid, names);
-	answer(req.hdr.pid, req.token, rep, fds);
+	answer(req.hdr.pid, req.token, rep, std::move(fds));
 	DVS_LOG(INFO, "pid %d (uid %u) attaching to %u of %u device(s)", req.hdr.pid, uid,
 		rep.count, rep.total);
 	for (const std::string &n : names)

@@ -396,7 +396,7 @@ bool Peers::holds(uint64_t token, pid_t pid, uid_t *uid)
 	return true;
 }
 
-int Peers::answer(pid_t pid, uint64_t token, struct rte_mp_msg *m)
+int Peers::answer(pid_t pid, uint64_t token, struct rte_mp_msg *m, std::vector<Fd> fds)
 {
 	std::lock_guard<std::mutex> lock(mu_);
 	auto it = peers_.find(pid);
@@ -405,13 +405,14 @@ int Peers::answer(pid_t pid, uint64_t token, struct rte_mp_msg *m)
 		return -ESTALE;
 	Conn *c = it->second;
 	/* One answer per token, the next inside it: a request is answered
-	 * once, and never by a blocking send. */
+	 * once, never by a blocking send, and never lost to a channel that
+	 * revokes keep full (it waits behind them: at most one per peer,
+	 * since the next request needs the token it carries). */
 	uint64_t next = new_token();
 	memcpy(m->param + offsetof(AttachRep, token), &next, sizeof(next));
-	int rc = channel_send(c->fd.get(), *m);
-	if (rc == 0)
-		c->token = next;
-	return rc;
+	c->token = next;
+	send_locked(c, *m, std::move(fds));
+	return 0;
 }
 
 void Peers::attached(pid_t pid, const std::vector<std::string> &devs)
@@ -555,7 +556,7 @@ void Peers::revoke_over(const std::string &dev, uint32_t rid)
 	revokes_.erase({ dev, rid });
 	/* A peer that does not read keeps no answerless revoke. */
 	for (const auto &[pid, c] : peers_)
-		std::erase_if(c->outq, [this](const struct rte_mp_msg &m) { return stale_locked(m); });
+		std::erase_if(c->outq, [this](const Out &o) { return stale_locked(o.m); });
 }
 
 /* A revoke whose destroy is over: nobody waits for its answer. */
@@ -569,23 +570,35 @@ bool Peers::stale_locked(const struct rte_mp_msg &m) const
 	return revokes_.count({ r.ibdev, r.revoke_id }) == 0;
 }
 
-void Peers::send_locked(Conn *c, const struct rte_mp_msg &m)
+/* @m with @fds in its slots: what goes on the wire. */
+static struct rte_mp_msg with_fds(const struct rte_mp_msg &m, const std::vector<Fd> &fds)
+{
+	struct rte_mp_msg out = m;
+
+	out.num_fds = static_cast<int>(fds.size());
+	for (size_t i = 0; i < fds.size(); i++)
+		out.fds[i] = fds[i].get();
+	return out;
+}
+
+void Peers::send_locked(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> fds)
 {
 	if (c->closed)
 		return;
 	flush_locked(c);
 	if (c->outq.empty() && !c->resync_owed) {
-		int rc = channel_send(c->fd.get(), m);
+		int rc = channel_send(c->fd.get(), with_fds(m, fds));
 		if (rc != -EAGAIN)
 			return; /* sent, or it is gone: its pidfd will say */
 	}
 	/* A revoke is kept whatever the queue holds: a destroy waits for its
 	 * answer, and there are no more of them than destroys under way. So
 	 * is a reply: its request waits for it, and a peer has at most
-	 * PeerRequests::kPerPeer under way. */
+	 * PeerRequests::kPerPeer under way; and an attach answer, one per
+	 * token. */
 	if (c->outq.size() < kQueueMax || strcmp(m.name, kActRevoke) == 0 ||
-	    strcmp(m.name, kActReply) == 0)
-		c->outq.push_back(m);
+	    strcmp(m.name, kActReply) == 0 || strcmp(m.name, kActAttach) == 0)
+		c->outq.push_back({ m, std::move(fds) });
 	else
 		c->resync_owed = true;
 	arm_flush_locked();
@@ -594,11 +607,11 @@ void Peers::send_locked(Conn *c, const struct rte_mp_msg &m)
 void Peers::flush_locked(Conn *c)
 {
 	while (!c->outq.empty()) {
-		if (stale_locked(c->outq.front())) {
+		if (stale_locked(c->outq.front().m)) {
 			c->outq.pop_front();
 			continue;
 		}
-		int rc = channel_send(c->fd.get(), c->outq.front());
+		int rc = channel_send(c->fd.get(), with_fds(c->outq.front().m, c->outq.front().fds));
 		if (rc == -EAGAIN) {
 			arm_flush_locked();
 			return;

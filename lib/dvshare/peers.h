@@ -59,12 +59,12 @@ public:
 	/* An attach over rte_mp presenting @token as @pid: true, with the
 	 * peer's uid, if @pid is a peer and holds @token. */
 	bool holds(uint64_t token, pid_t pid, uid_t *uid);
-	/* The answer @m (an AttachRep and its fds) to that request, sent on
-	 * @pid's channel without waiting, with the token for its next request
-	 * written in; @token is spent only by an answer that went out. 0,
-	 * -ESTALE (@token is no longer the one it holds), -EAGAIN (its
-	 * channel is full: it does not read) or -errno. */
-	int answer(pid_t pid, uint64_t token, struct rte_mp_msg *m);
+	/* The answer @m (an AttachRep, carrying @fds) to that request, sent
+	 * on @pid's channel without waiting, behind what waits there already
+	 * (queued while its channel is full), with the token for its next
+	 * request written in; @token is spent by it. 0, or -ESTALE (@token is
+	 * no longer the one it holds). */
+	int answer(pid_t pid, uint64_t token, struct rte_mp_msg *m, std::vector<Fd> fds);
 	/* @pid attached @devs: from now on destroys wait for it. */
 	void attached(pid_t pid, const std::vector<std::string> &devs);
 	/* Secondaries attached to @dev now. */
@@ -90,6 +90,12 @@ public:
 	void say_bye();
 
 private:
+	/* A message waiting for its peer to read, with the fds it carries
+	 * (an attach answer's), kept open until it is sent. */
+	struct Out {
+		struct rte_mp_msg m;
+		std::vector<Fd> fds;
+	};
 	struct Conn {
 		pid_t pid = 0; /* the kernel's word (SO_PEERCRED) */
 		uid_t uid = 0;
@@ -101,7 +107,7 @@ private:
 		bool said_bye = false;
 		uint64_t token = 0;
 		std::set<std::string> devices;
-		std::deque<struct rte_mp_msg> outq;
+		std::deque<Out> outq;
 		bool resync_owed = false;
 		std::unique_ptr<FdWatch> chan; /* reads a dup of fd */
 		std::unique_ptr<PidWatch> death;
@@ -118,7 +124,7 @@ private:
 	void detached(pid_t pid, const std::string &dev);
 	void gone(Conn *c);
 	void close_locked(Conn *c);
-	void send_locked(Conn *c, const struct rte_mp_msg &m);
+	void send_locked(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> fds = {});
 	void flush_locked(Conn *c);
 	bool stale_locked(const struct rte_mp_msg &m) const;
 	void sweep_locked();
