@@ -25,8 +25,9 @@ namespace dvs {
 
 namespace {
 
-/* The marker a secondary checks before asking: without it, a request to
- * a primary that never registered our action would wait for a timeout. */
+/* The marker a secondary checks before it connects: the primary's pid,
+ * written once its channel socket listens (a primary without dvshare
+ * has none, and its secondaries attach nothing, at once). */
 class Marker {
 public:
 	int write()
@@ -91,29 +92,20 @@ void answer(pid_t pid, uint64_t token, const AttachRep &rep, std::vector<Fd> fds
 			pid);
 }
 
-/* An attach request: answered only to a peer presenting the token its
- * channel gave it (who it is comes from there), once per token, and on
- * that channel, never waiting: nothing goes back over rte_mp, whose sends
- * block on a receiver that does not read. Anything else gets no answer
- * at all. No fd of a request is ever closed: DPDK does not say which it
- * really received, and the slots it did not fill hold numbers of fds this
- * process owns. */
-int on_attach(const struct rte_mp_msg *msg, const void *)
+} // namespace
+
+/* An attach request, from @pid's own channel: answered only if it
+ * presents the token that channel holds, once per token, on that
+ * channel, never waiting. Anything else gets no answer at all. */
+void ipc_on_attach(pid_t pid, const AttachReq &req)
 {
 	Library &lib = Library::get();
-	AttachReq req;
-	std::string why;
 	uid_t uid = 0;
 
-	if (decode_attach_req(*msg, &req, &why) != 0) {
-		lib.refused("attach request", why);
-		return 0;
-	}
-	if (!Peers::get().holds(req.token, req.hdr.pid, &uid)) {
-		lib.refused("attach request", "pid " + std::to_string(req.hdr.pid) +
-						      " holds no such token (no channel, or a stale or "
-						      "forged token)");
-		return 0;
+	if (!Peers::get().holds(req.token, pid, &uid)) {
+		lib.refused("attach request", "pid " + std::to_string(pid) +
+						      " holds no such token (a stale or forged one)");
+		return;
 	}
 	AttachRep rep{};
 	std::vector<Fd> fds; /* dups: a device closed meanwhile cannot recycle them */
@@ -123,7 +115,7 @@ int on_attach(const struct rte_mp_msg *msg, const void *)
 	bool refused = false;
 	{
 		std::lock_guard<std::mutex> lock(lib.mu);
-		std::vector<const dvshare_dev *> devs = allowed_devices(lib, req.hdr.pid, uid);
+		std::vector<const dvshare_dev *> devs = allowed_devices(lib, pid, uid);
 		refused = devs.empty() && !lib.devices.empty();
 		rep.total = static_cast<uint32_t>(devs.size());
 		rep.start = std::min(req.start, rep.total);
@@ -139,42 +131,29 @@ int on_attach(const struct rte_mp_msg *msg, const void *)
 	if (refused) {
 		rep.status = -EPERM;
 		rep.total = 0;
-		answer(req.hdr.pid, req.token, rep, {});
-		return 0;
+		answer(pid, req.token, rep, {});
+		return;
 	}
 	fds.emplace_back(pidfd_self());
 	for (const Fd &fd : fds) {
 		if (!fd.valid()) {
-			DVS_LOG(ERR, "cannot dup device fds for pid %d: %s", req.hdr.pid,
-				strerror(errno));
+			DVS_LOG(ERR, "cannot dup device fds for pid %d: %s", pid, strerror(errno));
 			AttachRep fail{};
 			fail.hdr = rep.hdr;
 			fail.seq = rep.seq;
 			fail.status = -EMFILE;
-			answer(req.hdr.pid, req.token, fail, {});
-			return 0;
+			answer(pid, req.token, fail, {});
+			return;
 		}
 	}
 	/* Known before it holds anything a destroy would wait for. */
-	Peers::get().attached(req.hdr.pid, names);
-	answer(req.hdr.pid, req.token, rep, std::move(fds));
-	DVS_LOG(INFO, "pid %d (uid %u) attaching to %u of %u device(s)", req.hdr.pid, uid,
-		rep.count, rep.total);
+	Peers::get().attached(pid, names);
+	answer(pid, req.token, rep, std::move(fds));
+	DVS_LOG(INFO, "pid %d (uid %u) attaching to %u of %u device(s)", pid, uid, rep.count,
+		rep.total);
 	for (const std::string &n : names)
-		lib.emit(n.c_str(), DVSHARE_EVENT_PEER_ATTACHED, nullptr, req.hdr.pid, true);
-	return 0;
+		lib.emit(n.c_str(), DVSHARE_EVENT_PEER_ATTACHED, nullptr, pid, true);
 }
-
-/* What only a secondary's channel carries, sent over rte_mp (forged, or a
- * peer of another release): counted, no effect, no fd touched. */
-int on_channel_only(const struct rte_mp_msg *msg, const void *)
-{
-	Library::get().refused(msg->name, "not taken over rte_mp, which cannot say who sent it "
-					  "(only over the sender's own channel)");
-	return 0;
-}
-
-} // namespace
 
 int ipc_primary_init()
 {
@@ -186,13 +165,9 @@ int ipc_primary_init()
 		DVS_LOG(ERR, "EAL is not initialised: call rte_eal_init() first");
 		return -ENOTCONN;
 	}
-	/* Optional: --no-shconf / in-memory mode has no secondaries to serve. */
-	int rc = register_actions({ { kActAttach, on_attach }, { kActDetach, on_channel_only },
-				    { kActRevokeAck, on_channel_only }, { kActHello, on_channel_only },
-				    { kActBye, on_channel_only }, { kActCreate, on_channel_only },
-				    { kActDestroy, on_channel_only } }, true);
-	if (rc == 0)
-		rc = Peers::get().listen();
+	/* Nothing is registered with rte_mp: a message sent there under a
+	 * dvshare name is DPDK's to drop (and its fds DPDK's to close). */
+	int rc = Peers::get().listen();
 	if (rc != 0)
 		return rc;
 	rc = marker.write();

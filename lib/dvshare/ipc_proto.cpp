@@ -210,20 +210,6 @@ int decode_event(const struct rte_mp_msg &m, EventMsg *out, std::string *why)
 	return 0;
 }
 
-int register_actions(std::initializer_list<std::pair<const char *, rte_mp_t>> actions,
-		     bool optional)
-{
-	for (const auto &[name, fn] : actions) {
-		if (rte_mp_action_register(name, fn) == 0 || rte_errno == EEXIST)
-			continue;
-		if (optional && rte_errno == ENOTSUP)
-			continue;
-		DVS_LOG(ERR, "cannot register IPC action %s: %s", name, rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	return 0;
-}
-
 /* Revoke and its ack have the same shape: one checker for both. */
 template <typename T> static int decode_revoke_body(const struct rte_mp_msg &m, T *out,
 						   std::string *why)

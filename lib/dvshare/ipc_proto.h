@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dvshare's rte_mp messages. Every field a peer sends is checked by the
+ * dvshare's messages, on each secondary's channel (channel.h). They keep
+ * DPDK's struct rte_mp_msg for their shape; none goes over rte_mp, where
+ * dvshare registers no action. Every field a peer sends is checked by the
  * decoders below before use: sizes, magic, protocol version, counts, fd
  * counts and string termination.
  */
@@ -9,7 +11,6 @@
 
 #include <cstdint>
 #include <sys/types.h>
-#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -20,10 +21,10 @@
 
 namespace dvs {
 
-/* Over rte_mp (the bootstrap): the attach, and only it. */
+/* A secondary's hello and its primary's welcome, its attach requests and
+ * their answers; then everything that acts for a process or is said to
+ * one. */
 constexpr char kActAttach[] = "dvshare_attach";
-/* Over a secondary's channel (channel.h): everything that acts for a
- * process or is said to one. Over rte_mp they are refused and counted. */
 constexpr char kActHello[] = "dvshare_hello";
 constexpr char kActWelcome[] = "dvshare_welcome";
 constexpr char kActDetach[] = "dvshare_detach";
@@ -38,7 +39,7 @@ constexpr char kActCreate[] = "dvshare_create";
 constexpr char kActDestroy[] = "dvshare_destroy";
 constexpr char kActReply[] = "dvshare_reply";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 5;
+constexpr uint32_t kMpProto = 6;
 /* The most fds one dvshare message carries. The protocol's own number,
  * not RTE_MP_MAX_FD_NUM (8 up to DPDK 25.07, 253 since): two processes
  * speak the same protocol whatever DPDK carries it, and every DPDK
@@ -65,7 +66,7 @@ struct HelloMsg {
 };
 
 /* Primary -> secondary on its channel: the answer to its hello. A token
- * lets it ask for devices over rte_mp once; each answer brings the next. */
+ * lets it ask for devices once; each answer brings the next. */
 struct WelcomeMsg {
 	MpHdr hdr;
 	int32_t status; /* 0, or a negative errno (e.g. -EPROTO, -EPERM) */
@@ -73,9 +74,9 @@ struct WelcomeMsg {
 	uint64_t token;
 };
 
-/* Secondary -> primary over rte_mp (a one-way message): send me devices
- * [start, start + kDevsPerMsg). No fds: who it is comes from its channel,
- * through @token; the answer goes to that channel. */
+/* Secondary -> primary on its channel: send me devices [start, start +
+ * kDevsPerMsg). No fds. @token, from the welcome or the last answer, is
+ * good for one answer: a peer asking again and again gets one. */
 struct AttachReq {
 	MpHdr hdr;
 	uint32_t start;
@@ -245,11 +246,6 @@ int on_message(const struct rte_mp_msg *msg, D decode, const char *what, F &&fn)
 		fn(body);
 	return 0;
 }
-
-/* Register rte_mp actions (already registered is fine; ENOTSUP, i.e. no
- * multi-process support, is fine when @optional). 0 or -rte_errno. */
-int register_actions(std::initializer_list<std::pair<const char *, rte_mp_t>> actions,
-		     bool optional);
 
 } // namespace dvs
 

@@ -318,8 +318,8 @@ int connect_channel(pid_t primary)
 	return 0;
 }
 
-/* One round: the request over rte_mp, the answer on the channel (read by
- * the interrupt thread, handed over in link().box). Fills @rep and takes
+/* One round on the channel: the request, then the answer (read by the
+ * interrupt thread, handed over in link().box). Fills @rep and takes
  * ownership of the fds it carries. */
 int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 {
@@ -336,9 +336,11 @@ int request_page(uint32_t start, AttachRep *rep, std::vector<Fd> *fds)
 		std::lock_guard<std::mutex> lock(l.box_mu);
 		l.box.reset();
 	}
-	if (rte_mp_sendmsg(&msg) != 0) {
-		DVS_LOG(ERR, "cannot ask the primary for its devices: %s", rte_strerror(rte_errno));
-		return -rte_errno;
+	int fd = l.chan.load();
+	int rc = fd >= 0 ? channel_send_wait(fd, msg, kAttachTimeoutSec * 1000) : -ENOTCONN;
+	if (rc != 0) {
+		DVS_LOG(ERR, "cannot ask the primary for its devices: %s", strerror(-rc));
+		return rc;
 	}
 	std::unique_lock<std::mutex> lock(l.box_mu);
 	if (!l.box_cv.wait_for(lock, std::chrono::seconds(kAttachTimeoutSec), [&] {
@@ -536,34 +538,7 @@ bool read_channel(int fd)
 	return true;
 }
 
-/* What only the primary's channel carries, sent over rte_mp (forged, or a
- * primary of another release): counted, no effect, no fd touched. */
-int on_channel_only(const struct rte_mp_msg *msg, const void *)
-{
-	Library::get().refused(msg->name, "not taken over rte_mp, which cannot say who sent it "
-					  "(only over the channel with the primary)");
-	return 0;
-}
-
-std::mutex init_mu;
-bool initialised;
-
 } // namespace
-
-int ipc_secondary_init()
-{
-	std::lock_guard<std::mutex> lock(init_mu);
-
-	if (initialised)
-		return 0;
-	int rc = register_actions({ { kActEvent, on_channel_only }, { kActRevoke, on_channel_only },
-				    { kActBye, on_channel_only }, { kActReply, on_channel_only } },
-				  false);
-	if (rc != 0)
-		return rc;
-	initialised = true;
-	return 0;
-}
 
 int ipc_secondary_attach()
 {

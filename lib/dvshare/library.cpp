@@ -234,7 +234,6 @@ void on_bus_scan(void *)
 	case RTE_PROC_SECONDARY: {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ipc_secondary_init();
 		Library::get().attach_status.store(ipc_secondary_attach());
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		Library::get().stats.attach_ns.store(

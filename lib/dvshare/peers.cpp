@@ -17,6 +17,7 @@
 
 #include "channel.h"
 #include "dvs_log.h"
+#include "ipc.h"
 #include "ipc_proto.h"
 #include "library.h"
 #include "peer_requests.h"
@@ -249,7 +250,13 @@ bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		lib.refused(what, from + " naming pid " + std::to_string(h.pid));
 		return false;
 	};
-	if (strcmp(m.name, kActRevokeAck) == 0) {
+	if (strcmp(m.name, kActAttach) == 0) {
+		AttachReq a;
+		if (decode_attach_req(m, &a, &why) != 0)
+			lib.refused("attach request", why + ", " + from);
+		else if (as_peer(a.hdr, "attach request"))
+			ipc_on_attach(c->pid, a);
+	} else if (strcmp(m.name, kActRevokeAck) == 0) {
 		RevokeAck a;
 		if (decode_revoke_ack(m, &a, &why) != 0)
 			lib.refused("revoke ack", why + ", " + from);

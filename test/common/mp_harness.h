@@ -361,6 +361,52 @@ static inline void mp_scene_end(struct mp_scene *s)
 }
 #endif
 
+/* Start an attacker program @prog (test/fault/hostile, exhaust) as
+ * "@prog @cmd RUNTIME_DIR @a1 @a2" on @s's runtime directory; its output
+ * comes through to the log, and peer_read() finds its "forged N" line. */
+static inline int mp_attacker_start(struct peer *h, const char *prog, const struct mp_scene *s,
+				    const char *cmd, const char *a1, const char *a2)
+{
+	static char rt[160];
+	char *args[] = { (char *)prog, (char *)cmd, rt, (char *)a1, (char *)a2, NULL };
+
+	snprintf(rt, sizeof(rt), "/var/run/dpdk/%s", s->prefix);
+	memset(h, 0, sizeof(*h));
+	h->tag = "forged ";
+	return peer_spawn(h, args, NULL);
+}
+
+/* Run it to its end: how many of its messages must be refused, or -1 if
+ * it could not do what it came for. */
+static inline long mp_attacker_run(const char *prog, const struct mp_scene *s, const char *cmd,
+				   const char *a1, const char *a2)
+{
+	struct peer h;
+
+	if (mp_attacker_start(&h, prog, s, cmd, a1, a2) != 0)
+		return -1;
+	long n = peer_read(&h, MP_TIMEOUT_MS) == 0 ? atol(h.last) : -1;
+	return peer_wait(&h, MP_TIMEOUT_MS) == 0 ? n : -1;
+}
+
+/* Messages @p refused (dvshare_stats.refused). */
+static inline long mp_refused(struct peer *p)
+{
+	return ok_num(peer_cmd(p, "refused"));
+}
+
+/* @p's fds once they are back to @at_most (a dead peer's are closed by
+ * the interrupt thread after its last callback), or the last count after
+ * 3 s. */
+static inline long mp_fds_settle(struct peer *p, long at_most)
+{
+	long fds = -1;
+
+	for (int i = 0; i < 300 && (fds < 0 || fds > at_most); i++, usleep(10000))
+		fds = ok_num(peer_cmd(p, "fdcount"));
+	return fds;
+}
+
 /* The NIC of the hw suites: DVSHARE_HW_IBDEV, else @opt (the hw_ibdev
  * Meson option). None named: the test says why and exits 77 (skipped). */
 static inline const char *mp_hw_ibdev(const char *opt)

@@ -1086,6 +1086,16 @@ static int run(char *line)
 			reply("ok %llu", (unsigned long long)st.refused);
 	} else if (strcmp(line, "fdcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/fd", 0));
+	} else if (strcmp(line, "threadcount") == 0) {
+		reply("ok %d", count_entries("/proc/self/task", 0) + 1); /* no fd of its own */
+	} else if (strcmp(line, "heapused") == 0) {
+		/* Bytes allocated in DPDK's heaps, every socket. */
+		struct rte_malloc_socket_stats st;
+		unsigned long long used = 0;
+		for (int sk = 0; sk < RTE_MAX_NUMA_NODES; sk++)
+			if (rte_malloc_get_socket_stats(sk, &st) == 0)
+				used += st.heap_allocsz_bytes;
+		reply("ok %llu", used);
 	} else if (strcmp(line, "mapcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/maps", 1));
 	} else if (strcmp(line, "filemapcount") == 0) {
