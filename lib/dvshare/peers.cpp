@@ -315,9 +315,20 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	}
 	std::unique_lock<std::mutex> lock(mu_);
 	auto old = peers_.find(c->pid);
-	if (rc == 0 && old != peers_.end() && !old->second->closed) {
+	Conn *prev = rc == 0 && old != peers_.end() ? old->second : nullptr;
+	if (prev != nullptr && !prev->closed) {
 		why = "it has a channel already";
 		rc = -EBUSY;
+	} else if (prev != nullptr && (prev->death == nullptr || !prev->death->alive())) {
+		/* Its pid is another process's now, whose hello came before
+		 * the earlier one's death was read: once that is, it may. */
+		why = "pid reused before the death of its earlier process was handled: try again";
+		rc = -EAGAIN;
+	} else if (prev != nullptr && !may_reconnect_locked(prev)) {
+		why = "it reconnects too often (" + std::to_string(static_cast<int>(kReconnectBurst)) +
+		      " at once, then " + std::to_string(static_cast<int>(kReconnectPerSec)) +
+		      " a second)";
+		rc = -EAGAIN;
 	}
 	if (rc != 0) {
 		welcome(c->fd.get(), rc, 0);
@@ -325,24 +336,62 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		Library::get().refused("hello", "from pid " + std::to_string(c->pid) + ": " + why);
 		return false;
 	}
-	int err = 0;
-	Conn *raw = c;
-	c->death = PidWatch::start(std::move((*fds)[0]), [this, raw] { gone(raw); }, &err);
-	if (c->death == nullptr) {
-		welcome(c->fd.get(), err, 0);
-		return false;
+	if (prev != nullptr) {
+		/* A peer whose channel ended (it gave up waiting for its
+		 * welcome) comes back: what it attached stays attached, and
+		 * its one death watch moves to the new channel (this hello's
+		 * pidfd is closed); the old channel is freed now, not when the
+		 * process exits. */
+		c->death = std::move(prev->death);
+		c->peer_id = prev->peer_id;
+		c->reconnects = prev->reconnects;
+		c->refilled = prev->refilled;
+		c->devices = std::move(prev->devices);
+		prev->gone = true;
+	} else {
+		int err = 0;
+		c->peer_id = ++next_peer_id_;
+		c->refilled = std::chrono::steady_clock::now();
+		c->death = PidWatch::start(std::move((*fds)[0]),
+					   [this, pid = c->pid, id = c->peer_id] { gone_of(pid, id); },
+					   &err);
+		if (c->death == nullptr) {
+			welcome(c->fd.get(), err, 0);
+			return false;
+		}
 	}
 	c->verified = true;
 	c->token = new_token();
-	/* A peer whose channel ended (it gave up waiting for its welcome)
-	 * comes back: what it attached stays attached, on the new channel. */
-	if (old != peers_.end()) {
-		c->devices = std::move(old->second->devices);
-		old->second->gone = true;
-	}
 	peers_[c->pid] = c;
 	welcome(c->fd.get(), 0, c->token);
+	sweep_locked();
 	return true;
+}
+
+bool Peers::may_reconnect_locked(Conn *prev)
+{
+	auto now = std::chrono::steady_clock::now();
+	double sec = std::chrono::duration<double>(now - prev->refilled).count();
+
+	prev->reconnects = std::min(kReconnectBurst, prev->reconnects + sec * kReconnectPerSec);
+	prev->refilled = now;
+	if (prev->reconnects < 1)
+		return false;
+	prev->reconnects -= 1;
+	return true;
+}
+
+void Peers::gone_of(pid_t pid, uint64_t id)
+{
+	Conn *c = nullptr;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		auto it = peers_.find(pid);
+		if (it != peers_.end() && it->second->peer_id == id)
+			c = it->second;
+	}
+	if (c != nullptr)
+		gone(c);
 }
 
 /* A secondary's create or destroy: checked here, run by the worker

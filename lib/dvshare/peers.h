@@ -51,6 +51,11 @@ public:
 	 * old, the oldest are closed to make room. */
 	static constexpr size_t kPendingMax = 64;
 	static constexpr int kHelloWithinMs = 2000;
+	/* A process whose channel ended may say hello again (a secondary
+	 * that gave up waiting for its welcome): this many at once, then one
+	 * a second. Past that its hellos are refused (-EAGAIN). */
+	static constexpr double kReconnectBurst = 8;
+	static constexpr double kReconnectPerSec = 1;
 
 	static Peers &get();
 
@@ -110,7 +115,11 @@ private:
 		std::deque<Out> outq;
 		bool resync_owed = false;
 		std::unique_ptr<FdWatch> chan; /* reads a dup of fd */
+		/* One per process: a reconnect hands it to the new channel. */
 		std::unique_ptr<PidWatch> death;
+		uint64_t peer_id = 0; /* the process's, kept across reconnects */
+		double reconnects = kReconnectBurst; /* left, refilled over time */
+		std::chrono::steady_clock::time_point refilled;
 	};
 
 	Peers() = default;
@@ -123,6 +132,10 @@ private:
 	void request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	void detached(pid_t pid, const std::string &dev);
 	void gone(Conn *c);
+	/* The death watch of peer @id (pid @pid) fired. */
+	void gone_of(pid_t pid, uint64_t id);
+	/* May @prev's process say hello again now? Takes one reconnect. */
+	bool may_reconnect_locked(Conn *prev);
 	void close_locked(Conn *c);
 	void send_locked(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> fds = {});
 	void flush_locked(Conn *c);
@@ -138,6 +151,7 @@ private:
 	std::map<pid_t, Conn *> peers_; /* verified, not gone */
 	std::set<std::pair<std::string, uint32_t>> revokes_; /* under way */
 	bool flush_armed_ = false; /* an alarm will push the queues on */
+	uint64_t next_peer_id_ = 0;
 };
 
 } // namespace dvs

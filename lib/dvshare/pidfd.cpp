@@ -111,6 +111,11 @@ int pid_maps_file(pid_t pid, const std::string &path)
 	return rc;
 }
 
+bool PidWatch::alive() const
+{
+	return w_->fd() >= 0 && pidfd_alive(w_->fd());
+}
+
 std::unique_ptr<PidWatch> PidWatch::start(Fd pidfd, std::function<void()> on_death, int *err)
 {
 	std::unique_ptr<PidWatch> w(new PidWatch());

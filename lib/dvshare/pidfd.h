@@ -39,6 +39,8 @@ public:
 					       int *err);
 
 	pid_t pid() const { return pid_; }
+	/* Is the process still running (its pidfd not readable yet)? */
+	bool alive() const;
 	/* Fired, and DPDK's interrupt thread no longer refers to it: its fd
 	 * is closed and it may be freed. */
 	bool spent() const { return w_->spent(); }

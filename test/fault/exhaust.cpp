@@ -12,7 +12,9 @@
  *                                     with 8 real fds
  *   exhaust reconnect RUNTIME_DIR N   N times: its channel, a hello as
  *                                     itself (it maps the config), the
- *                                     channel closed; "welcomed W refused R"
+ *                                     channel closed; "welcomed W refused
+ *                                     R", then it lives on until a line
+ *                                     comes on its stdin
  */
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +79,12 @@ int reconnect(int n)
 	}
 	printf("exhaust: reconnect: welcomed %d refused %d\n", welcomed, refused);
 	forged += refused;
+	/* Alive: what the primary keeps for it is measured now. */
+	printf("forged %d\n", forged);
+	fflush(stdout);
+	char line[16];
+	if (fgets(line, sizeof(line), stdin) == nullptr)
+		return 2;
 	return 0;
 }
 
