@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -73,40 +76,81 @@ bool pidfd_alive(int pidfd)
 	return syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) == 0;
 }
 
-int pid_maps_file(pid_t pid, const std::string &path)
+int maps_have_file(FILE *maps, dev_t dev, ino_t ino)
 {
-	struct stat st;
-	char maps[64];
-	/* /proc shows the path resolved (/var/run is a link to /run). */
-	char *real = realpath(path.c_str(), nullptr);
+	char *line = nullptr;
+	size_t cap = 0;
+	int rc = -ENOENT;
 
-	if (real == nullptr)
+	/* Whole lines (a path may be longer than any fixed buffer, and what
+	 * follows a cut would read as a line of its own); each starts with
+	 * the kernel's fields: "start-end perms offset major:minor inode". */
+	while (rc != 0 && getline(&line, &cap, maps) > 0) {
+		unsigned int maj = 0, min = 0;
+		unsigned long long i = 0;
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu", &maj, &min, &i) == 3 &&
+		    makedev(maj, min) == dev && i == static_cast<unsigned long long>(ino) && i != 0)
+			rc = 0;
+	}
+	if (ferror(maps))
+		rc = -EIO;
+	free(line);
+	return rc;
+}
+
+namespace {
+
+/* By the kernel's link to each mapped file (/proc/<pid>/map_files/):
+ * 0, -ENOENT, or -errno (-EPERM: following those links takes
+ * CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN). */
+int map_files_have(pid_t pid, dev_t dev, ino_t ino)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/proc/%d/map_files", pid);
+	Fd dfd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (!dfd.valid())
 		return -errno;
-	std::string want = real;
-	free(real);
-	if (stat(want.c_str(), &st) != 0)
+	DIR *d = fdopendir(dfd.get());
+	if (d == nullptr)
 		return -errno;
+	(void)dfd.release(); /* closedir() closes it */
+	int rc = -ENOENT;
+	for (struct dirent *e; rc == -ENOENT && (e = readdir(d)) != nullptr;) {
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) != 0) {
+			if (errno == EPERM || errno == EACCES)
+				rc = -errno;
+			continue; /* unmapped meanwhile */
+		}
+		if (st.st_dev == dev && st.st_ino == ino)
+			rc = 0;
+	}
+	closedir(d);
+	return rc;
+}
+
+} // namespace
+
+int pid_maps_file(pid_t pid, const std::string &path, bool lines_only)
+{
+	struct stat want;
+
+	if (stat(path.c_str(), &want) != 0)
+		return -errno;
+	if (!lines_only) {
+		int rc = map_files_have(pid, want.st_dev, want.st_ino);
+		if (rc != -EPERM && rc != -EACCES)
+			return rc;
+	}
+	char maps[64];
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
 	FILE *f = fopen(maps, "re");
 	if (f == nullptr)
 		return -errno;
-	/* "start-end perms offset dev inode path": the inode, then the path
-	 * (a line is longer than any buffer only past the path we want). */
-	char line[512];
-	int rc = -ENOENT;
-	while (rc != 0 && fgets(line, sizeof(line), f) != nullptr) {
-		unsigned long long ino = 0;
-		int at = 0;
-		if (sscanf(line, "%*s %*s %*s %*s %llu %n", &ino, &at) < 1 || at == 0 ||
-		    ino != static_cast<unsigned long long>(st.st_ino))
-			continue;
-		char *p = line + at;
-		p[strcspn(p, "\n")] = '\0';
-		if (want == p)
-			rc = 0;
-	}
-	if (ferror(f))
-		rc = -EIO;
+	int rc = maps_have_file(f, want.st_dev, want.st_ino);
 	fclose(f);
 	return rc;
 }

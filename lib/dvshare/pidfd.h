@@ -7,6 +7,7 @@
 #ifndef DVS_PIDFD_H
 #define DVS_PIDFD_H
 
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,10 +27,16 @@ pid_t pidfd_pid(int pidfd);
 int pid_euid(pid_t pid, uid_t *uid);
 /* Still running? */
 bool pidfd_alive(int pidfd);
-/* Does @pid map the file @path (the same inode, by /proc/<pid>/maps)?
- * 0, -ENOENT when it does not, or -errno (-EACCES: another uid's process
- * and no right to read its maps). */
-int pid_maps_file(pid_t pid, const std::string &path);
+/* Does @pid map the file @path? Decided by what the file is (its device
+ * and inode), never by a name: through /proc/<pid>/map_files/ (each
+ * link stat'ed), or where this process may not follow those links, by
+ * the device and inode fields of each whole line of /proc/<pid>/maps
+ * (@lines_only: that way only). 0, -ENOENT when it does not, or -errno
+ * (-EACCES: another uid's process and no right to read its maps). */
+int pid_maps_file(pid_t pid, const std::string &path, bool lines_only = false);
+/* The maps-line way on a stream of /proc/<pid>/maps: 0 if a line maps
+ * the file @dev/@ino, -ENOENT, or -EIO. */
+int maps_have_file(FILE *maps, dev_t dev, ino_t ino);
 
 /* Calls @on_death once, on DPDK's interrupt thread, when the process
  * behind @pidfd exits. Owns the pidfd. */

@@ -15,14 +15,23 @@
  *                                     channel closed; "welcomed W refused
  *                                     R", then it lives on until a line
  *                                     comes on its stdin
+ *   exhaust longpath RUNTIME_DIR      a hello from a process that does not
+ *                                     map the prefix's config, but maps a
+ *                                     file whose path is long enough that
+ *                                     a reader of /proc/<pid>/maps by
+ *                                     512-byte lines finds the config's
+ *                                     inode and path in its second half
  */
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include <climits>
+
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hostile_wire.h"
@@ -88,22 +97,115 @@ int reconnect(int n)
 	return 0;
 }
 
+/* The line of this process's maps that maps @addr. */
+std::string my_maps_line(const void *addr)
+{
+	char *line = nullptr;
+	size_t cap = 0;
+	std::string out;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f != nullptr && getline(&line, &cap, f) > 0) {
+		unsigned long lo = 0, hi = 0;
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && reinterpret_cast<uintptr_t>(addr) >= lo &&
+		    reinterpret_cast<uintptr_t>(addr) < hi) {
+			out = line;
+			break;
+		}
+	}
+	free(line);
+	if (f != nullptr)
+		fclose(f);
+	return out;
+}
+
+int longpath()
+{
+	char *real = realpath((rt + "/config").c_str(), nullptr);
+	struct stat cst;
+
+	if (real == nullptr || stat(real, &cst) != 0)
+		return 2;
+	std::string want = real;
+	free(real);
+	/* The second half of the maps line, as a 512-byte reader cuts it:
+	 * four words, the config's inode, its path. A path may hold all of
+	 * that: "<pad>/a b c d <inode> " is a directory, and the config's
+	 * path continues below it. */
+	std::string lead = "a b c d " + std::to_string(cst.st_ino) + " ";
+	/* <base>/<200 p>/<pad>/<lead><config's path>: the pad is what is
+	 * adjusted (a component holds 255 bytes at most). */
+	std::string base = "/tmp/dvs-longpath-" + std::to_string(getpid());
+	std::string top = base + "/" + std::string(200, 'q');
+	std::string pad(8, 'p');
+	auto file_of = [&](const std::string &p) { return top + "/" + p + "/" + lead + want; };
+	std::string cmd = "mkdir -p '" + file_of(pad).substr(0, file_of(pad).rfind('/')) + "'";
+	if (mkdir(base.c_str(), 0700) != 0 || system(cmd.c_str()) != 0) {
+		fprintf(stderr, "exhaust: cannot make %s\n", base.c_str());
+		return 2;
+	}
+	int fd = open(file_of(pad).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 4096) != 0)
+		return 2;
+	void *map = mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 2;
+	/* Grow the pad (a rename: the mapping shows the new path) until the
+	 * words start at byte 511 of the line, where fgets(512) cuts it. */
+	for (int i = 0; i < 4; i++) {
+		std::string l = my_maps_line(map);
+		size_t at = l.find(lead);
+		if (at == std::string::npos) {
+			fprintf(stderr, "exhaust: the mapping's line is not as laid out: %s\n", l.c_str());
+			return 2;
+		}
+		if (at == 511)
+			break;
+		std::string bigger(pad.size() + 511 - at, 'p');
+		if (at > 511 || bigger.size() > NAME_MAX ||
+		    rename((top + "/" + pad).c_str(), (top + "/" + bigger).c_str()) != 0) {
+			fprintf(stderr, "exhaust: cannot pad the path to 511 bytes (at %zu)\n", at);
+			return 2;
+		}
+		pad = bigger;
+	}
+	std::string l = my_maps_line(map);
+	if (l.find(lead) != 511) {
+		fprintf(stderr, "exhaust: cannot lay the path out: %s\n", l.c_str());
+		return 2;
+	}
+	printf("exhaust: mapped a file of a %zu-byte path; its maps line's second half is \"%s\"\n",
+	       file_of(pad).size(), l.substr(511, l.size() - 512).c_str());
+	int self = pidfd_of(getpid()), chan = -1;
+	int rc = hello(getpid(), self, &chan);
+	printf("exhaust: its hello was %s\n", rc == 0 ? "welcomed" : "refused");
+	forged += rc != 0;
+	if (chan >= 0)
+		close(chan);
+	munmap(map, 4096);
+	(void)system(("rm -rf '" + base + "'").c_str());
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s mpfds|reconnect RUNTIME_DIR N\n", argv[0]);
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s mpfds|reconnect|longpath RUNTIME_DIR [N]\n", argv[0]);
 		return 2;
 	}
 	rt = argv[2];
 	std::string cmd = argv[1];
 	int rc = 2;
-	if (cmd == "mpfds")
+	if (cmd == "mpfds" && argc == 4)
 		rc = mpfds(atoi(argv[3]));
-	else if (cmd == "reconnect")
+	else if (cmd == "reconnect" && argc == 4)
 		rc = reconnect(atoi(argv[3]));
+	else if (cmd == "longpath" && argc == 3)
+		rc = longpath();
 	printf("forged %d\n", forged);
 	return rc;
 }

@@ -88,9 +88,28 @@ static void test_reconnect_no_leak(void)
 	scene_end(&s);
 }
 
+/* A process that maps a file whose path, 512 bytes into its maps line,
+ * reads as the config's inode and path: protocol 5 read /proc/<pid>/maps
+ * by 512-byte lines and took it for a DPDK process of the prefix
+ * (welcomed, attached, allowed to create). The primary now decides by the
+ * mapped files' device and inode (/proc/<pid>/map_files/; whole maps
+ * lines where it may not look there): refused, counted. */
+static void test_long_path_no_dpdk_process(void)
+{
+	struct scene s;
+
+	scene_start(&s, "longpath");
+	long r0 = mp_refused(&s.prim);
+	CU_ASSERT_EQUAL(mp_attacker_run(exhaust_prog, &s, "longpath", NULL, NULL), 1);
+	CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "refused", r0 + 1), r0 + 1);
+	REPLY_IS(&s.prim, "ok 0", "peers");
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_rte_mp_fds_not_kept),
 	DVS_TEST(test_reconnect_no_leak),
+	DVS_TEST(test_long_path_no_dpdk_process),
 	DVS_TEST_END,
 };
 
