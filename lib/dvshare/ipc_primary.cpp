@@ -104,7 +104,7 @@ void ipc_on_attach(pid_t pid, const AttachReq &req)
 
 	if (!Peers::get().holds(req.token, pid, &uid)) {
 		lib.refused("attach request", "pid " + std::to_string(pid) +
-						      " holds no such token (a stale or forged one)");
+						      " holds no such token (a stale or forged one)", pid);
 		return;
 	}
 	AttachRep rep{};

@@ -10,6 +10,7 @@
 #include <rte_eal.h>
 
 #include "dvs_log.h"
+#include "log_budget.h"
 #include "ipc.h"
 #include "peers.h"
 
@@ -163,10 +164,19 @@ void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, p
 		emit(d, ev, name, pid);
 }
 
-void Library::refused(const char *what, const std::string &why)
+void Library::refused(const char *what, const std::string &why, pid_t pid)
 {
 	uint64_t n = ++stats.refused;
 
+	if (pid > 0) {
+		bool last = false;
+		if (LogBudget::get().take(pid, &last))
+			DVS_LOG(WARNING, "%s refused: %s%s", what, why.c_str(),
+				last ? " (further refusals caused by this pid logged at debug level)" : "");
+		else
+			DVS_LOG(DEBUG, "%s refused: %s", what, why.c_str());
+		return;
+	}
 	if (n <= 8)
 		DVS_LOG(WARNING, "%s refused: %s%s", what, why.c_str(),
 			n == 8 ? " (further refusals logged at debug level)" : "");

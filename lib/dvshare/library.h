@@ -83,7 +83,9 @@ public:
 	/* A message refused (forged, unverifiable, malformed): counted, and
 	 * said, the first few at WARNING, then at DEBUG (a flood of them
 	 * must not flood the log). */
-	void refused(const char *what, const std::string &why);
+	/* A message refused: counted, and logged (caused by peer @pid: under
+	 * its log budget, log_budget.h). */
+	void refused(const char *what, const std::string &why, pid_t pid = 0);
 
 private:
 	Library() = default;

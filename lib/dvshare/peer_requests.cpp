@@ -17,6 +17,7 @@
 #include "fault.h"
 #include "ipc.h"
 #include "library.h"
+#include "log_budget.h"
 #include "peers.h"
 
 namespace dvs {
@@ -58,7 +59,7 @@ bool PeerRequests::answerable(pid_t pid)
 	if (Peers::get().backlog(pid) < Peers::kQueueMax)
 		return true;
 	Library::get().refused("request", "pid " + std::to_string(pid) +
-					  " does not read its channel");
+					  " does not read its channel", pid);
 	return false;
 }
 
@@ -78,7 +79,7 @@ bool PeerRequests::admit(pid_t pid, uint32_t seq)
 		}
 	}
 	Library::get().refused("request", "pid " + std::to_string(pid) + " has " +
-						  std::to_string(kPerPeer) + " under way already");
+						  std::to_string(kPerPeer) + " under way already", pid);
 	ReplyMsg rep{};
 	rep.hdr = mp_hdr();
 	rep.seq = seq;
@@ -148,12 +149,9 @@ void PeerRequests::spawn(Job j)
 /* The request's status (0 for a reclaim). */
 int PeerRequests::run_one(const Job &j)
 {
-	{
-		std::lock_guard<std::mutex> lock(mu_);
-		auto it = failures_.find(j.pid);
-		log_demoted = j.kind != Kind::Reclaim && it != failures_.end() &&
-			      it->second >= kLoggedFailures;
-	}
+	/* A peer whose failed requests spent its log budget: what its next
+	 * ones log goes at debug level. */
+	log_demoted = j.kind != Kind::Reclaim && LogBudget::get().spent(j.pid);
 	int rc = 0;
 	try {
 		if (j.kind == Kind::Create)
@@ -171,17 +169,21 @@ int PeerRequests::run_one(const Job &j)
 
 void PeerRequests::done(const Job &j, int status)
 {
-	std::lock_guard<std::mutex> lock(mu_);
-
-	if (j.kind == Kind::Reclaim) {
-		failures_.erase(j.pid); /* gone or detached: it starts afresh */
+	if (j.kind == Kind::Reclaim)
 		return;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		if (--per_peer_[j.pid] == 0)
+			per_peer_.erase(j.pid);
 	}
-	if (--per_peer_[j.pid] == 0)
-		per_peer_.erase(j.pid);
-	if (status != 0 && ++failures_[j.pid] == kLoggedFailures)
-		DVS_LOG(NOTICE, "pid %d: %u of its requests failed: what the next ones log goes at "
-				"debug level", j.pid, kLoggedFailures);
+	/* Each failure spends the peer's log budget (a detach does not
+	 * give it back); once spent, that is said once. */
+	bool last = false;
+	if (status != 0 && !LogBudget::get().take(j.pid, &last))
+		return;
+	if (last)
+		DVS_LOG(NOTICE, "pid %d: its requests keep failing: what the next ones log goes at "
+				"debug level", j.pid);
 }
 
 void PeerRequests::run()
@@ -322,7 +324,7 @@ void PeerRequests::run_reclaim(const Job &j)
 				break;
 			int rc = d->destroy_many(names, d->close_timeout_ms());
 			if (rc >= 0)
-				DVS_LOG(NOTICE, "%s: %d object(s) of pid %d destroyed: it %s",
+				DVS_LOG(INFO, "%s: %d object(s) of pid %d destroyed: it %s",
 					d->name().c_str(), rc, j.pid,
 					j.dev.empty() ? "is gone" : "let go of the device");
 			if (rc != -ENOENT)

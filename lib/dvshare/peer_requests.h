@@ -84,9 +84,6 @@ private:
 	/* Peers with a create done: only they can own anything to reclaim
 	 * (one whose create is still running checks for itself). */
 	std::set<pid_t> creators_;
-	/* Failed requests per peer: past kLoggedFailures, logged at debug. */
-	static constexpr uint32_t kLoggedFailures = 8;
-	std::map<pid_t, uint32_t> failures_;
 	bool started_ = false;
 };
 

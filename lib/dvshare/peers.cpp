@@ -20,6 +20,7 @@
 #include "ipc.h"
 #include "ipc_proto.h"
 #include "library.h"
+#include "log_budget.h"
 #include "peer_requests.h"
 
 namespace dvs {
@@ -187,7 +188,7 @@ void Peers::make_room_locked()
 		if (pending.size() - i < kPendingMax && pending[i]->since > deadline)
 			break;
 		Library::get().refused("channel", "pid " + std::to_string(pending[i]->pid) +
-						  " said no hello in time");
+						  " said no hello in time", pending[i]->pid);
 		close_locked(pending[i]);
 	}
 }
@@ -205,7 +206,7 @@ bool Peers::read_channel(Conn *c, int batch)
 			return true;
 		if (rc == -EBADMSG) {
 			Library::get().refused("channel message", "malformed, from pid " +
-								   std::to_string(c->pid));
+								   std::to_string(c->pid), c->pid);
 			continue;
 		}
 		if (rc < 0)
@@ -215,7 +216,7 @@ bool Peers::read_channel(Conn *c, int batch)
 		if (sender != c->pid) {
 			Library::get().refused(m.name, "sent by pid " + std::to_string(sender) +
 							 " on the channel of pid " +
-							 std::to_string(c->pid));
+							 std::to_string(c->pid), c->pid);
 			continue;
 		}
 		if (!handle(c, m, &fds))
@@ -239,7 +240,7 @@ bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	if (!verified) {
 		if (strcmp(m.name, kActHello) == 0)
 			return hello(c, m, fds);
-		lib.refused("channel message", std::string(m.name) + " before hello, " + from);
+		lib.refused("channel message", std::string(m.name) + " before hello, " + from, c->pid);
 		return false;
 	}
 	/* Who speaks is the kernel's word: a body naming anyone else is a
@@ -247,25 +248,25 @@ bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	auto as_peer = [&](const MpHdr &h, const char *what) {
 		if (h.pid == c->pid)
 			return true;
-		lib.refused(what, from + " naming pid " + std::to_string(h.pid));
+		lib.refused(what, from + " naming pid " + std::to_string(h.pid), c->pid);
 		return false;
 	};
 	if (strcmp(m.name, kActAttach) == 0) {
 		AttachReq a;
 		if (decode_attach_req(m, &a, &why) != 0)
-			lib.refused("attach request", why + ", " + from);
+			lib.refused("attach request", why + ", " + from, c->pid);
 		else if (as_peer(a.hdr, "attach request"))
 			ipc_on_attach(c->pid, a);
 	} else if (strcmp(m.name, kActRevokeAck) == 0) {
 		RevokeAck a;
 		if (decode_revoke_ack(m, &a, &why) != 0)
-			lib.refused("revoke ack", why + ", " + from);
+			lib.refused("revoke ack", why + ", " + from, c->pid);
 		else if (as_peer(a.hdr, "revoke ack"))
 			lib.revoke_ack(a.ibdev, c->pid, a.revoke_id, a.slot, a.gen);
 	} else if (strcmp(m.name, kActDetach) == 0) {
 		DetachMsg d;
 		if (decode_detach(m, &d, &why) != 0)
-			lib.refused("detach", why + ", " + from);
+			lib.refused("detach", why + ", " + from, c->pid);
 		else if (as_peer(d.hdr, "detach"))
 			detached(c->pid, d.ibdev);
 	} else if (strcmp(m.name, kActCreate) == 0 || strcmp(m.name, kActDestroy) == 0) {
@@ -273,14 +274,14 @@ bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	} else if (strcmp(m.name, kActBye) == 0) {
 		ByeMsg b;
 		if (decode_bye(m, &b, &why) != 0) {
-			lib.refused("goodbye", why + ", " + from);
+			lib.refused("goodbye", why + ", " + from, c->pid);
 		} else if (as_peer(b.hdr, "goodbye")) {
 			std::lock_guard<std::mutex> lock(mu_);
 			c->said_bye = true;
 		}
 	} else {
 		lib.refused("channel message", std::string(m.name) + " is not taken from a peer, " +
-							  from);
+							  from, c->pid);
 	}
 	std::lock_guard<std::mutex> lock(mu_);
 	flush_locked(c); /* it reads again: what waited for it may go */
@@ -333,7 +334,8 @@ bool Peers::hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	if (rc != 0) {
 		welcome(c->fd.get(), rc, 0);
 		lock.unlock();
-		Library::get().refused("hello", "from pid " + std::to_string(c->pid) + ": " + why);
+		Library::get().refused("hello", "from pid " + std::to_string(c->pid) + ": " + why,
+				       c->pid);
 		return false;
 	}
 	if (prev != nullptr) {
@@ -405,9 +407,10 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	if (strcmp(m.name, kActDestroy) == 0) {
 		DestroyReq d;
 		if (decode_destroy(m, &d, &why) != 0)
-			lib.refused("destroy request", why + ", " + from);
+			lib.refused("destroy request", why + ", " + from, c->pid);
 		else if (d.hdr.pid != c->pid)
-			lib.refused("destroy request", from + " naming pid " + std::to_string(d.hdr.pid));
+			lib.refused("destroy request", from + " naming pid " + std::to_string(d.hdr.pid),
+				    c->pid);
 		else
 			PeerRequests::get().destroy(c->pid, d);
 		return;
@@ -415,11 +418,12 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 	CreateReq r;
 	std::vector<uint8_t> cmd;
 	if (decode_create(m, &r, &why) != 0) {
-		lib.refused("create request", why + ", " + from);
+		lib.refused("create request", why + ", " + from, c->pid);
 		return;
 	}
 	if (r.hdr.pid != c->pid) {
-		lib.refused("create request", from + " naming pid " + std::to_string(r.hdr.pid));
+		lib.refused("create request", from + " naming pid " + std::to_string(r.hdr.pid),
+			    c->pid);
 		return;
 	}
 	if (r.kind == DVSHARE_TYPE_OBJ && r.inlen <= kCreateInline)
@@ -430,7 +434,7 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		 * bound every answer has; refused and counted once either way. */
 		if (!PeerRequests::answerable(c->pid))
 			return;
-		lib.refused("create request", why + ", " + from);
+		lib.refused("create request", why + ", " + from, c->pid);
 		ReplyMsg rep{};
 		rep.hdr = mp_hdr();
 		rep.seq = r.seq;
@@ -732,9 +736,13 @@ void Peers::gone(Conn *c)
 	if (!devs.empty() && clean)
 		DVS_LOG(INFO, "secondary pid %d exited: detached from %zu device(s)", pid,
 			devs.size());
-	else if (!devs.empty())
+	else if (!devs.empty() && LogBudget::get().take(pid))
 		DVS_LOG(NOTICE, "secondary pid %d died attached to %zu device(s): reclaimed", pid,
 			devs.size());
+	else if (!devs.empty())
+		DVS_LOG(DEBUG, "secondary pid %d died attached to %zu device(s): reclaimed", pid,
+			devs.size());
+	LogBudget::get().forget(pid);
 	Library &lib = Library::get();
 	for (const std::string &d : devs) {
 		lib.peer_gone(d.c_str(), pid);

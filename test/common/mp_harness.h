@@ -332,6 +332,10 @@ static inline struct peer *mp_scene_secondary(struct mp_scene *s, const char *en
 {
 	struct peer *p = &s->sec[s->nsec];
 
+	if (s->nsec == (int)(sizeof(s->sec) / sizeof(s->sec[0]))) {
+		fprintf(stderr, "mp_scene_secondary: a scene holds %d secondaries at most\n", s->nsec);
+		return NULL;
+	}
 	if (peer_start_env(p, mp_peer_prog, s->prefix, 0, env) != 0)
 		return NULL;
 	s->nsec++;
@@ -405,6 +409,36 @@ static inline long mp_fds_settle(struct peer *p, long at_most)
 	for (int i = 0; i < 300 && (fds < 0 || fds > at_most); i++, usleep(10000))
 		fds = ok_num(peer_cmd(p, "fdcount"));
 	return fds;
+}
+
+/* Lines of @path containing @what. */
+static inline int mp_count_in_file(const char *path, const char *what)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, what) != NULL;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+/* dvshare's lines of an MP_PEER_LOG file (mp_peer) at NOTICE or above:
+ * what an application's log shows at DPDK's default level. */
+static inline int mp_count_loud(const char *path)
+{
+	char line[1024];
+	int n = 0, level = 0, at = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		n += sscanf(line, "L%d %n", &level, &at) == 1 && level <= 6 /* RTE_LOG_NOTICE */ &&
+		     strncmp(line + at, "dvshare:", 8) == 0;
+	if (f != NULL)
+		fclose(f);
+	return n;
 }
 
 /* The NIC of the hw suites: DVSHARE_HW_IBDEV, else @opt (the hw_ibdev

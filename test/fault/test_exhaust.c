@@ -106,10 +106,83 @@ static void test_long_path_no_dpdk_process(void)
 	scene_end(&s);
 }
 
+/* A scene whose primary logs to a file of its own (MP_PEER_LOG). */
+static void logged_scene(struct scene *s, const char *tag, char *path, size_t len)
+{
+	char env[160];
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	snprintf(path, len, "/tmp/dvs-%s-%d.log", tag, (int)getpid());
+	snprintf(env, sizeof(env), "MP_PEER_LOG=%s", path);
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(s, tag, env), 0);
+}
+
+/* Routine use logs nothing at the default level: 16 secondaries one after
+ * another attach, create a flow counter and exit (which takes it). Before,
+ * each cycle logged a NOTICE line ("1 object(s) of pid N destroyed: it is
+ * gone"). */
+static void test_routine_use_quiet(void)
+{
+	struct scene s;
+	char path[128];
+
+	logged_scene(&s, "quietuse", path, sizeof(path));
+	OK(&s.prim, "open " DEV);
+	int before = mp_count_loud(path);
+	for (int i = 0; i < 16; i++) {
+		struct peer *p = mp_scene_secondary(&s, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		OK(p, "create " DEV " flowcounter c%d", i);
+		CU_ASSERT_EQUAL(peer_stop(p), 0);
+	}
+	/* Their reclaims are done once the names are gone. */
+	for (int i = 0; i < 300 && ok_num(peer_cmd(&s.prim, "count " DEV)) != 0; i++)
+		usleep(10000);
+	REPLY_IS(&s.prim, "ok 0", "count " DEV);
+	int after = mp_count_loud(path);
+	printf("%s: %d line(s) at the default level for 16 attach/create/exit cycles\n", __func__,
+	       after - before);
+	CU_ASSERT_EQUAL(after, before);
+	scene_end(&s);
+	if (after == before)
+		unlink(path);
+}
+
+/* A secondary's log budget is its own for its life: one create, 10
+ * failing requests, a detach from the device of its create (which
+ * reclaims it), 10 more. Before, the detach reset the
+ * count and 8 more lines were logged; now the budget (8 lines) holds
+ * across it and the notice that the rest go at debug level is said once. */
+static void test_log_budget_survives_detach(void)
+{
+	struct scene s;
+	char path[128];
+
+	logged_scene(&s, "budget", path, sizeof(path));
+	OK(&s.prim, "open " DEV);
+	OK(&s.prim, "open sim1");
+	struct peer *p = mp_scene_secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	OK(p, "create sim1 flowcounter mine"); /* a creator: its detach reclaims */
+	for (int i = 0; i < 10; i++) /* CREATE_CQ: not a create dvshare takes */
+		CU_ASSERT_EQUAL(strncmp(peer_cmd(p, "rawcreate " DEV " r%d 400", i), "err 95", 6), 0);
+	OK(p, "close sim1");
+	for (int i = 10; i < 20; i++)
+		CU_ASSERT_EQUAL(strncmp(peer_cmd(p, "rawcreate " DEV " r%d 400", i), "err 95", 6), 0);
+	scene_end(&s);
+	int said = mp_count_in_file(path, "is not one dvshare_obj_create() takes");
+	printf("%s: %d of 20 failures logged\n", __func__, said);
+	CU_ASSERT(said >= 1 && said <= 8);
+	CU_ASSERT_EQUAL(mp_count_in_file(path, "its requests keep failing"), 1);
+	unlink(path);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_rte_mp_fds_not_kept),
 	DVS_TEST(test_reconnect_no_leak),
 	DVS_TEST(test_long_path_no_dpdk_process),
+	DVS_TEST(test_routine_use_quiet),
+	DVS_TEST(test_log_budget_survives_detach),
 	DVS_TEST_END,
 };
 

@@ -1146,6 +1146,30 @@ static int set_attach_mode(const char *mode)
 	return dvshare_attach_mode_set(DVSHARE_ATTACH_EAGER, NULL);
 }
 
+/* A log stream writing each line to @path after its level (DPDK's
+ * rte_log_cur_msg_loglevel(), valid while the line is written). */
+static ssize_t log_write(void *cookie, const char *buf, size_t len)
+{
+	FILE *f = cookie;
+
+	fprintf(f, "L%d %.*s", rte_log_cur_msg_loglevel(), (int)len, buf);
+	fflush(f);
+	return (ssize_t)len;
+}
+
+static FILE *log_stream(const char *path)
+{
+	FILE *to = fopen(path, "w");
+	cookie_io_functions_t io = { .write = log_write };
+	FILE *f = to != NULL ? fopencookie(to, "w", io) : NULL;
+
+	if (f != NULL && setvbuf(f, NULL, _IOLBF, 0) == 0)
+		return f;
+	if (to != NULL)
+		fclose(to);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	char line[512];
@@ -1158,12 +1182,12 @@ int main(int argc, char **argv)
 		printf("@@ err %d attach mode %s refused\n", rte_errno, mode);
 		return 1;
 	}
-	/* MP_PEER_LOG=<file>: DPDK's log goes there (line by line), for a
-	 * test to count what the library said. */
+	/* MP_PEER_LOG=<file>: DPDK's log goes there (line by line, each
+	 * after "L<level> "), for a test to count what the library said. */
 	const char *log = getenv("MP_PEER_LOG");
 	if (log != NULL) {
-		FILE *f = fopen(log, "w");
-		if (f == NULL || setvbuf(f, NULL, _IOLBF, 0) != 0 || rte_openlog_stream(f) != 0) {
+		FILE *f = log_stream(log);
+		if (f == NULL || rte_openlog_stream(f) != 0) {
 			printf("@@ err %d log %s\n", errno, log);
 			return 1;
 		}

@@ -428,22 +428,9 @@ static void test_stopped_peer_holds_no_create(void)
 	scene_end(&s);
 }
 
-/* Lines of @path containing @what. */
-static int count_in_file(const char *path, const char *what)
-{
-	char line[1024];
-	int n = 0;
-	FILE *f = fopen(path, "r");
-
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		n += strstr(line, what) != NULL;
-	if (f != NULL)
-		fclose(f);
-	return n;
-}
-
 /* A secondary whose requests keep failing cannot fill the primary's
- * log: past 8 failures, what its requests log goes at debug level. */
+ * log: past 8 failures (its log budget, log_budget.h), what its requests
+ * log goes at debug level. */
 static void test_failing_requests_log_quietly(void)
 {
 	struct scene s;
@@ -464,9 +451,9 @@ static void test_failing_requests_log_quietly(void)
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(a, "rawcreate %s last 400", dev0), "err 95", 6), 0);
 	OK(a, "create %s flowcounter fine", dev0);
 	scene_end(&s);
-	int said = count_in_file(path, "is not one dvshare_obj_create() takes");
+	int said = mp_count_in_file(path, "is not one dvshare_obj_create() takes");
 	CU_ASSERT(said >= 1 && said <= 8);
-	CU_ASSERT_EQUAL(count_in_file(path, "of its requests failed"), 1);
+	CU_ASSERT_EQUAL(mp_count_in_file(path, "its requests keep failing"), 1);
 	unlink(path);
 }
 
