@@ -239,6 +239,7 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 	}
 	Origin o{ (r.flags & kCreatePersist) != 0 ? 0 : j.pid, j.pid };
 	Handle *h = nullptr;
+	fault_point("primary-create");
 	rte_errno = 0;
 	if (r.kind == DVSHARE_TYPE_VAR) {
 		h = d->var_alloc(r.name, r.arg & ~DVSHARE_CREATE_PERSIST, o);
@@ -271,16 +272,14 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		creators_.insert(j.pid);
 	}
 	/* Gone or detached meanwhile: its reclaim may have looked before
-	 * this was published (or skipped it). Not left behind. */
+	 * this was published (or skipped it). Not left behind, and not
+	 * destroyed here: a destroy waits for every peer's answer, and no
+	 * create may wait for that. A reclaim of its own does it. */
 	if (!Peers::get().is_attached(j.pid, r.ibdev)) {
 		drop(d.get(), h);
-		if (o.owner != 0) {
-			std::vector<std::string> one{ r.name };
-			(void)d->destroy_many(one, d->close_timeout_ms());
-			DVS_LOG(NOTICE, "%s: %s made for pid %d, which is gone: destroyed",
-				d->name().c_str(), r.name, j.pid);
-		}
-		d->adopt(j.pid); /* nothing counts against a pid that is gone */
+		DVS_LOG(INFO, "%s: %s made for pid %d, which is gone: handed to its reclaim",
+			d->name().c_str(), r.name, j.pid);
+		reclaim(j.pid, Peers::get().is_peer(j.pid) ? std::string(r.ibdev) : std::string());
 		return -ENODEV;
 	}
 	DVS_LOG(INFO, "%s: %s %s created for pid %d (%s)", d->name().c_str(), type_str(r.kind),

@@ -507,6 +507,14 @@ bool Peers::is_attached(pid_t pid, const std::string &dev)
 	return it != peers_.end() && !it->second->gone && it->second->devices.count(dev) != 0;
 }
 
+bool Peers::is_peer(pid_t pid)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto it = peers_.find(pid);
+
+	return it != peers_.end() && !it->second->gone;
+}
+
 int Peers::send_to(pid_t pid, const struct rte_mp_msg &m)
 {
 	std::lock_guard<std::mutex> lock(mu_);

@@ -76,6 +76,8 @@ public:
 	std::set<pid_t> attached_to(const std::string &dev);
 	/* Is @pid a live peer attached to @dev? */
 	bool is_attached(pid_t pid, const std::string &dev);
+	/* Is @pid a live peer (attached to anything or not)? */
+	bool is_peer(pid_t pid);
 	/* Send @m (no fds) to peer @pid, never waiting (queued while its
 	 * channel is full, never dropped for room): 0 or -ESRCH. */
 	int send_to(pid_t pid, const struct rte_mp_msg &m);

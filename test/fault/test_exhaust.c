@@ -8,6 +8,9 @@
  *
  * argv: PEER EXHAUST
  */
+#include <signal.h>
+#include <time.h>
+
 #include "dvs_cunit.h"
 #include "mp_harness.h"
 
@@ -177,12 +180,56 @@ static void test_log_budget_survives_detach(void)
 	unlink(path);
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* No create waits for a destroy. A creator dies while the primary makes
+ * its object (DVSHARE_FAULT=primary-create:stall holds the primary's
+ * worker there 1 s), and a SIGSTOPped peer will never answer the destroy
+ * of what was made for it. Before, the worker itself destroyed it and
+ * waited the device's close timeout (2 s) for that peer, and every other
+ * secondary's create waited with it; now the destroy goes to the dead
+ * creator's reclaim, and the next create is answered while that destroy
+ * still waits. */
+static void test_create_never_waits_for_destroy(void)
+{
+	struct scene s;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "nowait", "DVSHARE_FAULT=primary-create:stall"), 0);
+	OK(&s.prim, "open " DEV);
+	struct peer *stuck = mp_scene_secondary(&s, NULL), *c = mp_scene_secondary(&s, NULL);
+	struct peer *b = mp_scene_secondary(&s, NULL);
+	CU_ASSERT_FATAL(stuck != NULL && c != NULL && b != NULL);
+	kill(stuck->pid, SIGSTOP);
+	CU_ASSERT_EQUAL(peer_send(c, "create " DEV " flowcounter x"), 0);
+	usleep(300 * 1000); /* the worker holds in primary-create */
+	kill(c->pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(c, MP_TIMEOUT_MS), 128 + SIGKILL);
+	double t0 = now_s();
+	OK(b, "create " DEV " flowcounter y");
+	double took = now_s() - t0;
+	/* x is still being destroyed (the stopped peer holds it), or still
+	 * the dead creator's: not what a finished destroy leaves. */
+	const char *r = peer_cmd(&s.prim, "owner " DEV " x");
+	printf("%s: the next create took %.0f ms; x: %s\n", __func__, took * 1000, r);
+	CU_ASSERT(strcmp(r, "ok 0") != 0);
+	kill(stuck->pid, SIGCONT);
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_rte_mp_fds_not_kept),
 	DVS_TEST(test_reconnect_no_leak),
 	DVS_TEST(test_long_path_no_dpdk_process),
 	DVS_TEST(test_routine_use_quiet),
 	DVS_TEST(test_log_budget_survives_detach),
+	DVS_TEST(test_create_never_waits_for_destroy),
 	DVS_TEST_END,
 };
 
