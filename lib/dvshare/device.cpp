@@ -97,6 +97,14 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 	max_per_secondary_ = conf != nullptr && conf->max_objects_per_secondary != 0
 				     ? conf->max_objects_per_secondary
 				     : std::max(1u, max / 4);
+	max_secondaries_ = conf != nullptr && conf->max_objects_secondaries != 0
+				   ? conf->max_objects_secondaries
+				   : std::max(1u, max / 2);
+	if (max_secondaries_ > max) {
+		DVS_LOG(ERR, "%s: max_objects_secondaries %u is above max_objects %u",
+			name_.c_str(), max_secondaries_, max);
+		return -EINVAL;
+	}
 	if (max > kMaxObjectsLimit) {
 		DVS_LOG(ERR, "%s: max_objects %u is above the limit %u", name_.c_str(), max,
 			kMaxObjectsLimit);

@@ -60,24 +60,32 @@ public:
 	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access,
 			       dvs::Origin o = {});
 	/* Primary, for secondaries' requests (peer_requests.cpp). */
-	uint32_t created_by(pid_t pid);
-	uint32_t max_per_secondary() const { return max_per_secondary_; }
+	/* May @who create one more object? 0, or -EDQUOT with the limit it
+	 * meets in @why: its own, or the one for all secondaries. */
+	int may_create(const dvs::PeerId &who, std::string *why);
+	uint32_t created_by(const dvs::PeerId &who);
 	unsigned int close_timeout_ms() const { return close_timeout_ms_; }
-	/* Live objects @pid owns. */
-	std::vector<std::string> owned_by(pid_t pid) const;
-	/* What @pid still owns (its destroy failed) becomes the primary's. */
-	uint32_t adopt(pid_t pid);
-	/* May @pid's create @in name what it names (device_owners.cpp)?
+	/* Coordinated destroy of every object @owner owns, in one batch: the
+	 * number destroyed, or as destroy_many(); on -EBUSY the pids that
+	 * did not let go in @blockers. What stays is still @owner's and
+	 * still counts against its quota (an orphan, once it is gone). */
+	int destroy_owned(const dvs::PeerId &owner, unsigned int timeout_ms,
+			  std::set<pid_t> *blockers);
+	/* @who is gone: what it made persistent stops counting against its
+	 * quota (it still counts against the secondaries' total). */
+	void forget_creator(const dvs::PeerId &who);
+	/* May @who's create @in name what it names (device_owners.cpp)?
 	 * 0, or -EPERM with the reason in @why. */
-	int check_peer_create(pid_t pid, const void *in, size_t inlen, std::string *why);
+	int check_peer_create(const dvs::PeerId &who, const void *in, size_t inlen,
+			      std::string *why);
 	int set_meta(const char *name, const void *meta, size_t len);
 
 	/* Coordinated destroy (primary): revoke in every secondary, then
 	 * destroy. -EBUSY when one did not let go in time (nothing changed). */
-	int destroy(const char *name, unsigned int timeout_ms) { return destroy(name, timeout_ms, -1); }
-	/* The same for a secondary's request: -EPERM unless @owner (>= 0)
-	 * owns it, checked under the lock that marks it. */
-	int destroy(const char *name, unsigned int timeout_ms, pid_t owner);
+	int destroy(const char *name, unsigned int timeout_ms) { return destroy(name, timeout_ms, nullptr); }
+	/* The same for a secondary's request: -EPERM unless @owner (when
+	 * given) owns it, checked under the lock that marks it. */
+	int destroy(const char *name, unsigned int timeout_ms, const dvs::PeerId *owner);
 	/* Coordinated destroy of many objects in one round: one message to
 	 * and one answer from each secondary. @names all exist, or nothing is
 	 * done (-ENOENT). The number destroyed, or a negative errno: -EBUSY
@@ -154,12 +162,14 @@ private:
 	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
 	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
 	void drop_handles(enum dvshare_type type);
-	int may_build_on(pid_t pid, enum dvshare_type type, uint32_t id, uint16_t create_op,
+	int may_build_on(const dvs::PeerId &who, enum dvshare_type type, uint32_t id, uint16_t create_op,
 			 std::string *why);
 	int kill_kernel_object(dvs::Handle *h);
-	/* destroy_many() of @names, or of every live object when @names is
-	 * null (found in the same walk that marks them, for a close). */
-	int destroy_batch(const std::vector<std::string> *names, unsigned int timeout_ms);
+	/* destroy_many() of @names, or of what @owner owns, or of every live
+	 * object when both are null (found in the same walk that marks them,
+	 * for a close). */
+	int destroy_batch(const std::vector<std::string> *names, const dvs::PeerId *owner,
+			  unsigned int timeout_ms, std::set<pid_t> *blockers);
 	void let_go_locked(uint32_t slot);
 	void reap_locked();
 	bool on_ipc_thread() const;
@@ -200,10 +210,12 @@ private:
 	std::unique_ptr<dvs::FreeWatch> free_watch_; /* software device, primary */
 	unsigned int close_timeout_ms_ = 2000;
 	uint32_t max_per_secondary_ = 1;
+	uint32_t max_secondaries_ = 1; /* objects for all secondaries together */
+	uint32_t for_peers_ = 0;       /* under ctl_: held now (Handle::for_peer) */
 	bool closing_ = false; /* under ctl_: a close is under way, no publish */
 	/* Under ctl_: objects held here per secondary they were created for
 	 * (Handle::creator), for its limit without walking the store. */
-	std::map<pid_t, uint32_t> created_;
+	std::map<dvs::PeerId, uint32_t> created_;
 	uint32_t imported_ = 0;
 };
 

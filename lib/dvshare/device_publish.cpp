@@ -58,7 +58,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 	H *raw = h.get();
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
-		e.owner = o.owner;
+		e.owner = o.owner.pid;
 		/* A close under way destroys what is published: nothing new
 		 * may slip in behind its walk. */
 		int rc = closing_ ? -ENODEV : reg_.insert(e, &slot);
@@ -75,10 +75,13 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 		reg_.read(slot, &snap);
 		raw->slot = slot;
 		raw->gen = snap.gen;
+		raw->peer = o.owner;
 		raw->creator = o.creator;
-		raw->for_peer = o.creator != 0;
-		if (o.creator != 0)
+		raw->for_peer = !o.creator.none();
+		if (raw->for_peer) {
 			created_[o.creator]++;
+			for_peers_++;
+		}
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
 		raw->get();
 		if (store_.get(slot) != nullptr)
@@ -88,7 +91,7 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 	dvs::Library::get().stats.published++;
 	/* A secondary's create is announced by the worker once its creator
 	 * has its answer (peer_requests.cpp): the answer goes first. */
-	if (o.creator == 0)
+	if (o.creator.none())
 		dvs::ipc_announce(this, DVSHARE_EVENT_PUBLISHED, raw->name);
 	return raw;
 }

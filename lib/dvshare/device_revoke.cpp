@@ -19,6 +19,7 @@
 #include "fault.h"
 #include "ipc.h"
 #include "library.h"
+#include "peer_requests.h"
 #include "peers.h"
 
 using dvs::EntryState;
@@ -61,7 +62,9 @@ void dvshare_dev::let_go_locked(uint32_t slot)
 
 	if (h == nullptr)
 		return;
-	if (h->creator != 0 && --created_[h->creator] == 0)
+	if (h->for_peer)
+		for_peers_--;
+	if (!h->creator.none() && --created_[h->creator] == 0)
 		created_.erase(h->creator);
 	h->revoke_and_drain();
 	dvs::Library::get().stats.revoked++;
@@ -110,15 +113,10 @@ int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
 	auto done = [&] { return pending_[revoke_id].waiting.empty(); };
 
-	/* A peer that stopped reading has the revoke in its queue (peers.h):
-	 * pushed on as it reads again (tried every 2 ms while waiting). */
-	while (!done() && std::chrono::steady_clock::now() < deadline) {
-		auto tick = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
-		wait_cv_.wait_until(lk, std::min(tick, deadline), done);
-		lk.unlock();
-		dvs::Peers::get().flush();
-		lk.lock();
-	}
+	/* Woken by each answer and each peer's end. A peer that stopped
+	 * reading has the revoke in its queue, pushed on by the interrupt
+	 * thread as it reads again (peers.h): no polling here. */
+	wait_cv_.wait_until(lk, deadline, done);
 	*missing = std::move(pending_[revoke_id].waiting);
 	pending_.erase(revoke_id);
 	dvs::Peers::get().revoke_over(name_, revoke_id);
@@ -127,13 +125,18 @@ int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set
 
 void dvshare_dev::revoke_ack(pid_t pid, uint32_t revoke_id, uint32_t slot, uint32_t gen)
 {
-	std::lock_guard<std::mutex> lk(wait_mu_);
-	auto it = pending_.find(revoke_id);
-
-	if (it == pending_.end() || it->second.slot != slot || it->second.gen != gen)
-		return; /* late answer to a destroy that was called off */
-	it->second.waiting.erase(pid);
-	wait_cv_.notify_all();
+	{
+		std::lock_guard<std::mutex> lk(wait_mu_);
+		auto it = pending_.find(revoke_id);
+		if (it != pending_.end() && it->second.slot == slot && it->second.gen == gen) {
+			it->second.waiting.erase(pid);
+			wait_cv_.notify_all();
+			return;
+		}
+	}
+	/* A late answer to a destroy that was called off: @pid reads again,
+	 * so what waited for it (orphans) may go now. */
+	dvs::PeerRequests::get().unblocked(pid);
 }
 
 void dvshare_dev::peer_gone(pid_t pid)
@@ -145,7 +148,7 @@ void dvshare_dev::peer_gone(pid_t pid)
 	wait_cv_.notify_all();
 }
 
-int dvshare_dev::destroy(const char *name, unsigned int timeout_ms, pid_t owner)
+int dvshare_dev::destroy(const char *name, unsigned int timeout_ms, const dvs::PeerId *owner)
 {
 	dvs::Library &lib = dvs::Library::get();
 	RegEntry snap;
@@ -165,10 +168,13 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms, pid_t owner)
 		rc = reg_.find(name, &snap, &slot);
 		if (rc != 0)
 			return rc;
-		if (owner >= 0 && snap.owner != owner) {
-			DVS_LOG(ERR, "%s: pid %d may not destroy %s: it is %s", name_.c_str(), owner,
-				name, snap.owner == 0 ? "the primary's"
-				: ("pid " + std::to_string(snap.owner) + "'s").c_str());
+		const Handle *h = store_.get(slot);
+		if (owner != nullptr && (h == nullptr || h->peer != *owner)) {
+			std::string whose = snap.owner == 0 ? "the primary's"
+					    : snap.owner == owner->pid ? "an earlier process's of that pid"
+					    : "pid " + std::to_string(snap.owner) + "'s";
+			DVS_LOG(ERR, "%s: pid %d may not destroy %s: it is %s", name_.c_str(),
+				owner->pid, name, whose.c_str());
 			return -EPERM;
 		}
 		rid = ++revoke_seq_;

@@ -82,6 +82,19 @@ void live_items(const dvs::Registry &reg, std::vector<BatchItem> *items)
 	}
 }
 
+/* Every live object @owner owns (its handle says: the registry's pid may
+ * be another process's by now). Under the device's ctl_. */
+void owned_items(const dvs::SlotStore &store, const dvs::Registry &reg, const dvs::PeerId &owner,
+		 std::vector<BatchItem> *items)
+{
+	store.for_each([&](const Handle &h) {
+		RegEntry e;
+		if (h.peer == owner && reg.read(h.slot, &e) == 0 && e.gen == h.gen &&
+		    e.state == static_cast<uint32_t>(EntryState::Live))
+			items->push_back({ h.slot, e.type, e.pub_seq, e.name });
+	});
+}
+
 } // namespace
 
 std::vector<std::string> dvshare_dev::names_matching(const char *pattern)
@@ -104,10 +117,17 @@ int dvshare_dev::destroy_many(const std::vector<std::string> &names, unsigned in
 		if (rc != 0)
 			return rc;
 	}
-	return destroy_batch(&names, timeout_ms);
+	return destroy_batch(&names, nullptr, timeout_ms, nullptr);
 }
 
-int dvshare_dev::destroy_batch(const std::vector<std::string> *names, unsigned int timeout_ms)
+int dvshare_dev::destroy_owned(const dvs::PeerId &owner, unsigned int timeout_ms,
+			       std::set<pid_t> *blockers)
+{
+	return destroy_batch(nullptr, &owner, timeout_ms, blockers);
+}
+
+int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs::PeerId *owner,
+			       unsigned int timeout_ms, std::set<pid_t> *blockers)
 {
 	dvs::Library &lib = dvs::Library::get();
 	std::vector<BatchItem> items;
@@ -121,8 +141,13 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, unsigned i
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (reg_.closed())
 			return -ENODEV;
-		int rc = names != nullptr ? resolve_names(reg_, *names, &items, name_) :
-					    (live_items(reg_, &items), 0);
+		int rc = 0;
+		if (names != nullptr)
+			rc = resolve_names(reg_, *names, &items, name_);
+		else if (owner != nullptr)
+			owned_items(store_, reg_, *owner, &items);
+		else
+			live_items(reg_, &items);
 		if (rc != 0)
 			return rc; /* nothing marked yet */
 		if (items.empty())
@@ -151,6 +176,8 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, unsigned i
 			for (const BatchItem &it : items)
 				reg_.set_live(it.slot); /* nothing destroyed: same generations */
 			lib.stats.destroy_busy++;
+			if (blockers != nullptr)
+				*blockers = std::move(missing);
 			return rc;
 		}
 		std::sort(items.begin(), items.end(), destroy_order);
@@ -231,7 +258,7 @@ int dvshare_dev::close_all(unsigned int timeout_ms)
 		std::lock_guard<std::mutex> lock(ctl_);
 		closing_ = true;
 	}
-	int rc = destroy_batch(nullptr, timeout_ms);
+	int rc = destroy_batch(nullptr, nullptr, timeout_ms, nullptr);
 	if (rc < 0) {
 		std::lock_guard<std::mutex> lock(ctl_);
 		closing_ = false;

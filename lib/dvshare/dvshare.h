@@ -79,6 +79,16 @@ struct dvshare_dev_conf {
 	 * Added in 0.3.
 	 */
 	uint32_t max_objects_per_secondary;
+	/**
+	 * Objects all secondaries together may have created on the device
+	 * and not destroyed: their own, the persistent ones (for as long as
+	 * they are published), and orphans (a gone secondary's objects whose
+	 * destroy is still held up). Past it a create in a secondary gets
+	 * EDQUOT, so the primary keeps the rest of the registry. 0: half of
+	 * it (@c max_objects / 2, at least 1); above @c max_objects: EINVAL.
+	 * Added in 0.3.
+	 */
+	uint32_t max_objects_secondaries;
 };
 
 /**
@@ -110,7 +120,11 @@ struct dvshare_info {
 				 *   with dvshare_obj_publish()) */
 	pid_t owner;            /**< the secondary that owns it (created it
 				 *   without DVSHARE_CREATE_PERSIST), or 0: the
-				 *   primary. Added in 0.3. */
+				 *   primary. An owner that has exited may still
+				 *   be named while its objects' destroy is held
+				 *   up by a secondary (orphans, see doc/api.md):
+				 *   they are never given to the pid's next
+				 *   process. Added in 0.3. */
 };
 
 /**

@@ -19,6 +19,7 @@
 #include "dvs_fd.h"
 #include "dvs_glue.h"
 #include "dvshare.h"
+#include "peer_id.h"
 
 struct dvshare_dev;
 
@@ -28,11 +29,11 @@ namespace dvs {
 const char *type_str(uint32_t type);
 
 /* Whom a create is for (primary): the secondary that owns the object
- * (0: the primary), and the one that asked for it, whose quota it counts
- * against (0: the primary's own create). */
+ * (none: the primary), and the one that asked for it, whose quota it
+ * counts against (none: the primary's own create). */
 struct Origin {
-	pid_t owner = 0;
-	pid_t creator = 0;
+	PeerId owner;
+	PeerId creator;
 };
 
 struct Handle {
@@ -110,7 +111,9 @@ struct Handle {
 	dvshare_dev *dev;
 	enum dvshare_type type;
 	bool owner;           /* created here: destroy on close; else unimport */
-	pid_t creator = 0;    /* primary: the secondary it was created for */
+	PeerId peer;          /* primary: the secondary that owns it (none:
+				 the primary); RegEntry::owner is its pid */
+	PeerId creator;       /* primary: the secondary it was created for */
 	bool for_peer = false; /* primary: created for a secondary (its memory
 				  DPDK's, checked then), persistent or not; kept */
 	uint32_t slot = 0;    /* registry slot */

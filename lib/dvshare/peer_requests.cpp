@@ -2,6 +2,7 @@
 #include "peer_requests.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -63,86 +64,188 @@ bool PeerRequests::answerable(pid_t pid)
 	return false;
 }
 
-/* One more request of @pid, unless it has too many under way: then it is
+/* One more request of @who, unless it has too many under way: then it is
  * answered -EAGAIN now (a secondary waits for each of its own, so only a
  * hostile one or many threads get there). Called on the interrupt
  * thread, which also reads the peer's channel: no lock of Peers held. */
-bool PeerRequests::admit(pid_t pid, uint32_t seq)
+bool PeerRequests::admit(const PeerId &who, uint32_t seq)
 {
-	if (!answerable(pid))
+	if (!answerable(who.pid))
 		return false;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
-		if (per_peer_[pid] < kPerPeer) {
-			per_peer_[pid]++;
+		if (per_peer_[who] < kPerPeer) {
+			per_peer_[who]++;
 			return true;
 		}
 	}
-	Library::get().refused("request", "pid " + std::to_string(pid) + " has " +
-						  std::to_string(kPerPeer) + " under way already", pid);
+	Library::get().refused("request", "pid " + std::to_string(who.pid) + " has " +
+						  std::to_string(kPerPeer) + " under way already", who.pid);
 	ReplyMsg rep{};
 	rep.hdr = mp_hdr();
 	rep.seq = seq;
 	rep.status = -EAGAIN;
-	reply_to(pid, rep);
+	reply_to(who.pid, rep);
 	return false;
 }
 
-void PeerRequests::push(Job j)
+/* The threads, at the first request: detached, they live as long as the
+ * process, like this object. A thread that cannot be had now is tried
+ * again at the next request; the jobs wait meanwhile. */
+void PeerRequests::start_locked()
+{
+	if (started_)
+		return;
+	try {
+		std::thread c([this] { run_creates(); });
+		pthread_setname_np(c.native_handle(), "dvshare-req");
+		c.detach();
+		for (unsigned int i = 0; i < kWorkers; i++) {
+			std::thread w([this] { run_work(); });
+			pthread_setname_np(w.native_handle(), "dvshare-destroy");
+			w.detach();
+		}
+		started_ = true;
+	} catch (const std::system_error &e) {
+		DVS_LOG(ERR, "no thread for secondaries' requests (%s): they wait", e.what());
+	}
+}
+
+void PeerRequests::create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd)
+{
+	if (!admit(who, req.seq))
+		return;
+	std::lock_guard<std::mutex> lock(mu_);
+	creates_.push_back(Job{ Kind::Create, who, req, {}, std::move(cmd), req.ibdev });
+	start_locked();
+	creates_cv_.notify_one();
+}
+
+void PeerRequests::destroy(const PeerId &who, const DestroyReq &req)
+{
+	if (!admit(who, req.seq))
+		return;
+	std::lock_guard<std::mutex> lock(mu_);
+	queue_work_locked(Job{ Kind::Destroy, who, {}, req, {}, req.ibdev });
+}
+
+void PeerRequests::reclaim(const PeerId &who, const std::string &dev)
+{
+	unblocked(who.pid); /* whatever it held up may go now */
+	std::lock_guard<std::mutex> lock(mu_);
+	/* Most peers never create: their death costs nothing here. */
+	if (creators_.count(who) == 0)
+		return;
+	if (dev.empty())
+		creators_.erase(who); /* gone for good */
+	queue_work_locked(Job{ Kind::Reclaim, who, {}, {}, {}, dev });
+}
+
+void PeerRequests::unblocked(pid_t pid)
 {
 	std::lock_guard<std::mutex> lock(mu_);
+	auto now = Clock::now();
+	bool any = false;
 
-	jobs_.push_back(std::move(j));
-	if (!started_) {
-		/* Detached: it lives as long as the process, like this object. */
-		std::thread t([this] { run(); });
-		pthread_setname_np(t.native_handle(), "dvshare-req");
-		t.detach();
-		started_ = true;
+	for (auto &[key, o] : orphans_) {
+		/* A peer that keeps answering late (or forging answers) gets
+		 * one early retry a second, not one per message. */
+		if (o.blockers.count(pid) == 0 || now - o.last_unblocked < std::chrono::seconds(1))
+			continue;
+		o.last_unblocked = now;
+		o.next_try = now;
+		any = true;
 	}
-	cv_.notify_one();
+	if (any)
+		work_cv_.notify_all();
 }
 
-void PeerRequests::create(pid_t pid, const CreateReq &req, std::vector<uint8_t> cmd)
+size_t PeerRequests::orphan_records()
 {
-	if (!admit(pid, req.seq))
-		return;
-	Job j{ Kind::Create, pid, req, {}, std::move(cmd), req.ibdev };
-	push(std::move(j));
+	std::lock_guard<std::mutex> lock(mu_);
+	return orphans_.size();
 }
 
-void PeerRequests::destroy(pid_t pid, const DestroyReq &req)
+void PeerRequests::queue_work_locked(Job j)
 {
-	if (!admit(pid, req.seq))
-		return;
-	spawn(Job{ Kind::Destroy, pid, {}, req, {}, req.ibdev });
-}
-
-void PeerRequests::reclaim(pid_t pid, const std::string &dev)
-{
-	{
-		/* Most peers never create: their death costs no thread. */
-		std::lock_guard<std::mutex> lock(mu_);
-		if (creators_.count(pid) == 0)
-			return;
-		if (dev.empty())
-			creators_.erase(pid); /* gone: a later pid of that number is another */
+	if (j.kind == Kind::Reclaim) {
+		for (Job &q : work_) {
+			if (q.kind != Kind::Reclaim || q.who != j.who)
+				continue;
+			if (q.dev.empty() || q.dev == j.dev)
+				return; /* the queued one does it */
+			if (j.dev.empty()) {
+				q.dev.clear(); /* now all its devices */
+				return;
+			}
+		}
 	}
-	spawn(Job{ Kind::Reclaim, pid, {}, {}, {}, dev });
+	work_.push_back(std::move(j));
+	start_locked();
+	work_cv_.notify_one();
 }
 
-void PeerRequests::spawn(Job j)
+bool PeerRequests::next_work_locked(Job *j)
 {
-	try {
-		std::thread t([this, j] { done(j, run_one(j)); });
-		pthread_setname_np(t.native_handle(), "dvshare-destroy");
-		t.detach();
-	} catch (const std::system_error &e) {
-		/* No thread to be had: in line with the creates, late rather
-		 * than never (a reclaim must not be lost). */
-		DVS_LOG(WARNING, "no thread for a destroy of pid %d (%s): queued with the creates",
-			j.pid, e.what());
-		push(std::move(j));
+	for (auto it = work_.begin(); it != work_.end(); ++it) {
+		if (busy_.count(it->who) != 0)
+			continue;
+		*j = std::move(*it);
+		work_.erase(it);
+		return true;
+	}
+	auto now = Clock::now();
+	for (auto &[key, o] : orphans_) {
+		if (o.next_try > now || busy_.count(key.first) != 0)
+			continue;
+		/* Not tried again until this try has ended (it sets the next). */
+		o.next_try = Clock::time_point::max();
+		*j = Job{ Kind::Reclaim, key.first, {}, {}, {}, key.second };
+		return true;
+	}
+	return false;
+}
+
+void PeerRequests::run_creates()
+{
+	std::unique_lock<std::mutex> lock(mu_);
+
+	for (;;) {
+		creates_cv_.wait(lock, [this] { return !creates_.empty(); });
+		Job j = std::move(creates_.front());
+		creates_.pop_front();
+		lock.unlock();
+		done(j, run_one(j));
+		lock.lock();
+	}
+}
+
+void PeerRequests::run_work()
+{
+	std::unique_lock<std::mutex> lock(mu_);
+
+	for (;;) {
+		Job j;
+		if (!next_work_locked(&j)) {
+			/* Sleep until a job comes or the next orphan retry is due. */
+			auto until = Clock::time_point::max();
+			for (const auto &[key, o] : orphans_)
+				until = std::min(until, o.next_try);
+			if (until == Clock::time_point::max())
+				work_cv_.wait(lock);
+			else
+				work_cv_.wait_until(lock, until);
+			continue;
+		}
+		busy_.insert(j.who);
+		lock.unlock();
+		int status = run_one(j);
+		lock.lock();
+		busy_.erase(j.who);
+		lock.unlock();
+		done(j, status);
+		lock.lock();
+		work_cv_.notify_all(); /* a job of that peer may wait */
 	}
 }
 
@@ -151,7 +254,7 @@ int PeerRequests::run_one(const Job &j)
 {
 	/* A peer whose failed requests spent its log budget: what its next
 	 * ones log goes at debug level. */
-	log_demoted = j.kind != Kind::Reclaim && LogBudget::get().spent(j.pid);
+	log_demoted = j.kind != Kind::Reclaim && LogBudget::get().spent(j.who.pid);
 	int rc = 0;
 	try {
 		if (j.kind == Kind::Create)
@@ -161,7 +264,7 @@ int PeerRequests::run_one(const Job &j)
 		else
 			run_reclaim(j);
 	} catch (const std::bad_alloc &) {
-		DVS_LOG(ERR, "request of pid %d dropped: out of memory", j.pid);
+		DVS_LOG(ERR, "request of pid %d dropped: out of memory", j.who.pid);
 	}
 	log_demoted = false;
 	return rc;
@@ -173,31 +276,17 @@ void PeerRequests::done(const Job &j, int status)
 		return;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
-		if (--per_peer_[j.pid] == 0)
-			per_peer_.erase(j.pid);
+		if (--per_peer_[j.who] == 0)
+			per_peer_.erase(j.who);
 	}
 	/* Each failure spends the peer's log budget (a detach does not
 	 * give it back); once spent, that is said once. */
 	bool last = false;
-	if (status != 0 && !LogBudget::get().take(j.pid, &last))
+	if (status != 0 && !LogBudget::get().take(j.who.pid, &last))
 		return;
 	if (last)
 		DVS_LOG(NOTICE, "pid %d: its requests keep failing: what the next ones log goes at "
-				"debug level", j.pid);
-}
-
-void PeerRequests::run()
-{
-	std::unique_lock<std::mutex> lock(mu_);
-
-	for (;;) {
-		cv_.wait(lock, [this] { return !jobs_.empty(); });
-		Job j = std::move(jobs_.front());
-		jobs_.pop_front();
-		lock.unlock();
-		done(j, run_one(j));
-		lock.lock();
-	}
+				"debug level", j.who.pid);
 }
 
 int PeerRequests::run_create(const Job &j)
@@ -207,7 +296,7 @@ int PeerRequests::run_create(const Job &j)
 	rep.hdr = mp_hdr();
 	rep.seq = j.create.seq;
 	rep.status = do_create(j, &rep);
-	reply_to(j.pid, rep);
+	reply_to(j.who.pid, rep);
 	if (rep.status != 0)
 		return rep.status;
 	fault_point("primary-created");
@@ -221,33 +310,34 @@ int PeerRequests::run_create(const Job &j)
 int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 {
 	const CreateReq &r = j.create;
+	const pid_t pid = j.who.pid;
 	/* Only a live secondary attached to the device (checked again once
 	 * the object is published: it may go meanwhile). */
-	if (!Peers::get().is_attached(j.pid, r.ibdev)) {
+	if (!Peers::get().is_attached(j.who, r.ibdev)) {
 		DVS_LOG(NOTICE, "create of %s refused: pid %d is not attached to %s (or is gone)",
-			r.name, j.pid, r.ibdev);
+			r.name, pid, r.ibdev);
 		return -ENODEV;
 	}
 	std::shared_ptr<dvshare_dev> d = Library::get().hold(r.ibdev);
 	if (d == nullptr || !d->primary() || d->gone())
 		return -ENODEV;
-	uint32_t mine = d->created_by(j.pid);
-	if (mine >= d->max_per_secondary()) {
-		DVS_LOG(ERR, "%s: create of %s for pid %d refused: it has %u object(s), its limit "
-			     "(max_objects_per_secondary)", d->name().c_str(), r.name, j.pid, mine);
-		return -EDQUOT;
+	std::string why;
+	int rc = d->may_create(j.who, &why);
+	if (rc != 0) {
+		DVS_LOG(ERR, "%s: create of %s for pid %d refused: %s", d->name().c_str(), r.name,
+			pid, why.c_str());
+		return rc;
 	}
-	Origin o{ (r.flags & kCreatePersist) != 0 ? 0 : j.pid, j.pid };
+	Origin o{ (r.flags & kCreatePersist) != 0 ? PeerId{} : j.who, j.who };
 	Handle *h = nullptr;
 	fault_point("primary-create");
 	rte_errno = 0;
 	if (r.kind == DVSHARE_TYPE_VAR) {
 		h = d->var_alloc(r.name, r.arg & ~DVSHARE_CREATE_PERSIST, o);
 	} else if (r.kind == DVSHARE_TYPE_OBJ) {
-		std::string why;
-		if (d->check_peer_create(j.pid, j.cmd.data(), j.cmd.size(), &why) != 0) {
+		if (d->check_peer_create(j.who, j.cmd.data(), j.cmd.size(), &why) != 0) {
 			DVS_LOG(ERR, "%s: create of %s for pid %d refused: %s", d->name().c_str(),
-				r.name, j.pid, why.c_str());
+				r.name, pid, why.c_str());
 			return -EPERM;
 		}
 		std::vector<uint8_t> out(r.outlen, 0);
@@ -255,10 +345,9 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		rep->outlen = std::min<uint32_t>(r.outlen, kCreateOutMax);
 		memcpy(rep->out, out.data(), rep->outlen);
 	} else {
-		std::string why;
 		if (dpdk_memory_covers(r.addr, r.size, &why) != 0) {
 			DVS_LOG(ERR, "%s: UMEM %s of pid %d refused: %s", d->name().c_str(), r.name,
-				j.pid, why.c_str());
+				pid, why.c_str());
 			return -EINVAL;
 		}
 		h = d->umem_reg(r.name, reinterpret_cast<void *>(r.addr), r.size, r.arg, o);
@@ -269,21 +358,21 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 	rep->gen = h->gen;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
-		creators_.insert(j.pid);
+		creators_.insert(j.who);
 	}
 	/* Gone or detached meanwhile: its reclaim may have looked before
 	 * this was published (or skipped it). Not left behind, and not
 	 * destroyed here: a destroy waits for every peer's answer, and no
 	 * create may wait for that. A reclaim of its own does it. */
-	if (!Peers::get().is_attached(j.pid, r.ibdev)) {
+	if (!Peers::get().is_attached(j.who, r.ibdev)) {
 		drop(d.get(), h);
 		DVS_LOG(INFO, "%s: %s made for pid %d, which is gone: handed to its reclaim",
-			d->name().c_str(), r.name, j.pid);
-		reclaim(j.pid, Peers::get().is_peer(j.pid) ? std::string(r.ibdev) : std::string());
+			d->name().c_str(), r.name, pid);
+		reclaim(j.who, Peers::get().is_peer(j.who) ? std::string(r.ibdev) : std::string());
 		return -ENODEV;
 	}
 	DVS_LOG(INFO, "%s: %s %s created for pid %d (%s)", d->name().c_str(), type_str(r.kind),
-		r.name, j.pid, o.owner != 0 ? "its own" : "persistent: the primary's");
+		r.name, pid, !o.owner.none() ? "its own" : "persistent: the primary's");
 	drop(d.get(), h);
 	return 0;
 }
@@ -299,8 +388,8 @@ int PeerRequests::run_destroy(const Job &j)
 	if (d == nullptr || !d->primary() || d->gone())
 		rep.status = -ENODEV;
 	else
-		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs), j.pid);
-	reply_to(j.pid, rep);
+		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs), &j.who);
+	reply_to(j.who.pid, rep);
 	return rep.status;
 }
 
@@ -312,25 +401,58 @@ void PeerRequests::run_reclaim(const Job &j)
 		std::lock_guard<std::mutex> lock(lib.mu);
 		devs = lib.devices;
 	}
+	bool retry;
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		retry = orphans_.count({ j.who, j.dev }) != 0;
+		/* Devices closed since: their close destroyed the orphans. */
+		for (auto it = orphans_.begin(); it != orphans_.end();) {
+			bool open = std::any_of(devs.begin(), devs.end(), [&](const auto &d) {
+				return d->name() == it->first.second && !d->gone();
+			});
+			it = open ? std::next(it) : orphans_.erase(it);
+		}
+	}
 	for (const auto &d : devs) {
 		if (!d->primary() || d->gone() || (!j.dev.empty() && d->name() != j.dev))
 			continue;
-		/* A destroy of its own running beside this one takes a name
-		 * out of the batch (-ENOENT, nothing done): look again. */
-		for (int tries = 0; tries < 3; tries++) {
-			std::vector<std::string> names = d->owned_by(j.pid);
-			if (names.empty())
-				break;
-			int rc = d->destroy_many(names, d->close_timeout_ms());
-			if (rc >= 0)
-				DVS_LOG(INFO, "%s: %d object(s) of pid %d destroyed: it %s",
-					d->name().c_str(), rc, j.pid,
-					j.dev.empty() ? "is gone" : "let go of the device");
-			if (rc != -ENOENT)
-				break;
-		}
-		d->adopt(j.pid);
+		reclaim_on(d.get(), j, retry);
+		if (!Peers::get().is_peer(j.who))
+			d->forget_creator(j.who); /* its persistent ones count for no one now */
 	}
+}
+
+/* Destroy what @j.who owns on @d, or keep what stays as its orphans. */
+void PeerRequests::reclaim_on(dvshare_dev *d, const Job &j, bool retry)
+{
+	const OrphanKey key{ j.who, d->name() };
+	std::set<pid_t> blockers;
+	/* A retry that fails again is no news: said at debug level. */
+	log_demoted = retry;
+	int rc = d->destroy_owned(j.who, d->close_timeout_ms(), &blockers);
+	log_demoted = false;
+	if (rc > 0)
+		DVS_LOG(INFO, "%s: %d object(s) of pid %d destroyed: it %s", d->name().c_str(), rc,
+			j.who.pid, !Peers::get().is_peer(j.who) ? "is gone" : "let go of the device");
+	std::lock_guard<std::mutex> lock(mu_);
+	if (rc >= 0 || rc == -ENODEV) {
+		orphans_.erase(key);
+		return;
+	}
+	auto [it, fresh] = orphans_.try_emplace(key);
+	Orphans &o = it->second;
+	if (!fresh)
+		o.backoff_ms = std::min(o.backoff_ms * 2, kRetryMostMs);
+	o.blockers = std::move(blockers);
+	o.next_try = Clock::now() + std::chrono::milliseconds(o.backoff_ms);
+	if (fresh)
+		DVS_LOG(NOTICE, "%s: objects of pid %d kept as its orphans (%s), still charged to "
+				"it: tried again when %s, or in %d s", d->name().c_str(), j.who.pid,
+			strerror(-rc),
+			o.blockers.empty() ? "a secondary leaves"
+					   : ("pid(s) " + pid_list(o.blockers) + " answer, leave or die").c_str(),
+			o.backoff_ms / 1000);
+	work_cv_.notify_all();
 }
 
 } // namespace dvs

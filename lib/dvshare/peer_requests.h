@@ -4,30 +4,42 @@
  * the destroy of an object it owns, and the reclaim of what it owned once
  * it is gone or detached. Never on DPDK's interrupt thread: a destroy
  * waits for acks that thread reads, and a device command may take
- * milliseconds on a NIC. Creates run on one worker thread in arrival
- * order; each destroy and reclaim on a thread of its own, since it may
- * wait up to its timeout for a secondary that does not answer, and must
- * not hold up anyone's create meanwhile. A create checks after it
- * published that its owner is still attached, and destroys the object if
- * not: its owner's reclaim (queued only once the owner is marked gone or
- * detached) either found the object or was too early to, so no object
- * outlives its owner unseen. See doc/protocol.md, "Creates".
+ * milliseconds on a NIC.
+ *
+ * Creates run on one thread in arrival order and never wait for a
+ * destroy. Destroys and reclaims run on a fixed pool of kWorkers threads
+ * (however many peers ask), one job per peer at a time, so a peer that
+ * queues many holds one worker; reclaims are merged per (peer, device).
+ * A create checks after it published that its owner is still attached:
+ * if not, the object goes to its owner's reclaim (queued only once the
+ * owner is marked gone or detached), so no object outlives its owner
+ * unseen.
+ *
+ * A reclaim that cannot finish (a secondary does not let go, the device
+ * refuses) leaves the objects their owner's: orphans, still charged to
+ * it. They are tried again when a secondary that held them up answers
+ * late, leaves or dies, and otherwise after a back-off (1 s, doubling to
+ * a minute); the device's close destroys them with the rest. See
+ * doc/protocol.md, "Creates" and "Orphans".
  */
 #ifndef DVS_PEER_REQUESTS_H
 #define DVS_PEER_REQUESTS_H
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/types.h>
 
 #include "ipc_proto.h"
+#include "peer_id.h"
 
 namespace dvs {
 
@@ -36,8 +48,13 @@ public:
 	/* Requests of one secondary queued or running at once; past it the
 	 * next is answered -EAGAIN at once. */
 	static constexpr size_t kPerPeer = 16;
+	/* Threads that run destroys and reclaims, for the whole library. */
+	static constexpr unsigned int kWorkers = 3;
 	/* The longest a secondary's destroy may wait for the others. */
 	static constexpr unsigned int kDestroyTimeoutMaxMs = 10000;
+	/* Orphans are tried again after this, doubling up to the most. */
+	static constexpr int kRetryFirstMs = 1000;
+	static constexpr int kRetryMostMs = 60000;
 
 	static PeerRequests &get();
 	/* May @pid be answered? Not while it does not read its channel: its
@@ -45,45 +62,68 @@ public:
 	 * A refusal is counted. Interrupt thread, no Peers lock held. */
 	static bool answerable(pid_t pid);
 
-	/* From @pid's channel (the interrupt thread): queue its request. A
+	/* From @who's channel (the interrupt thread): queue its request. A
 	 * create's command (OBJ) is @cmd, copied out of its memfd. */
-	void create(pid_t pid, const CreateReq &req, std::vector<uint8_t> cmd);
-	void destroy(pid_t pid, const DestroyReq &req);
-	/* @pid is gone (@dev empty) or let go of @dev: destroy what it owns
-	 * there; what the device keeps becomes the primary's. */
-	void reclaim(pid_t pid, const std::string &dev);
+	void create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd);
+	void destroy(const PeerId &who, const DestroyReq &req);
+	/* @who is gone (@dev empty) or let go of @dev: destroy what it owns
+	 * there; what cannot be destroyed stays its own (orphans). */
+	void reclaim(const PeerId &who, const std::string &dev);
+	/* @pid answered a revoke late, left a device or died: the orphans it
+	 * held up are tried again. Never waits (interrupt thread). */
+	void unblocked(pid_t pid);
+	/* Orphan records (owner, device) waiting to be tried again. */
+	size_t orphan_records();
 
 private:
 	enum class Kind { Create, Destroy, Reclaim };
 	struct Job {
 		Kind kind;
-		pid_t pid;
+		PeerId who;
 		CreateReq create;
 		DestroyReq destroy;
 		std::vector<uint8_t> cmd;
 		std::string dev;
 	};
+	using Clock = std::chrono::steady_clock;
+	/* What a reclaim left of @who's on one device. */
+	struct Orphans {
+		std::set<pid_t> blockers; /* did not let go (empty: the device refused) */
+		Clock::time_point next_try;
+		int backoff_ms = kRetryFirstMs;
+		Clock::time_point last_unblocked;
+	};
+	using OrphanKey = std::pair<PeerId, std::string>;
 
 	PeerRequests() = default;
-	bool admit(pid_t pid, uint32_t seq);
-	void push(Job j);
-	/* A destroy or reclaim on a thread of its own. */
-	void spawn(Job j);
+	bool admit(const PeerId &who, uint32_t seq);
+	void start_locked();
+	/* Queue a destroy or reclaim for the pool; reclaims merge. */
+	void queue_work_locked(Job j);
+	void run_creates();
+	void run_work();
+	/* The next job the pool may run (none of its peer's running), or an
+	 * orphan retry now due: false if none. */
+	bool next_work_locked(Job *j);
 	int run_one(const Job &j);
 	void done(const Job &j, int status);
-	void run();
 	int run_create(const Job &j);
 	int do_create(const Job &j, ReplyMsg *rep);
 	int run_destroy(const Job &j);
 	void run_reclaim(const Job &j);
+	void reclaim_on(struct dvshare_dev *d, const Job &j, bool retry);
 
 	std::mutex mu_;
-	std::condition_variable cv_;
-	std::deque<Job> jobs_;
-	std::map<pid_t, size_t> per_peer_;
+	std::condition_variable creates_cv_;
+	std::condition_variable work_cv_;
+	std::deque<Job> creates_;
+	std::deque<Job> work_;
+	std::set<PeerId> busy_; /* peers with a destroy or reclaim running */
+	std::map<PeerId, size_t> per_peer_;
 	/* Peers with a create done: only they can own anything to reclaim
 	 * (one whose create is still running checks for itself). */
-	std::set<pid_t> creators_;
+	std::set<PeerId> creators_;
+	std::map<OrphanKey, Orphans> orphans_;
 	bool started_ = false;
 };
 

@@ -412,7 +412,7 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 			lib.refused("destroy request", from + " naming pid " + std::to_string(d.hdr.pid),
 				    c->pid);
 		else
-			PeerRequests::get().destroy(c->pid, d);
+			PeerRequests::get().destroy(PeerId{ c->pid, c->peer_id }, d);
 		return;
 	}
 	CreateReq r;
@@ -442,7 +442,7 @@ void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 		reply_to(c->pid, rep);
 		return;
 	}
-	PeerRequests::get().create(c->pid, r, std::move(cmd));
+	PeerRequests::get().create(PeerId{ c->pid, c->peer_id }, r, std::move(cmd));
 }
 
 bool Peers::holds(uint64_t token, pid_t pid, uid_t *uid)
@@ -487,32 +487,35 @@ void Peers::attached(pid_t pid, const std::vector<std::string> &devs)
 /* On the interrupt thread: @pid let go of @dev. */
 void Peers::detached(pid_t pid, const std::string &dev)
 {
+	PeerId who;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
 		auto it = peers_.find(pid);
 		if (it == peers_.end() || it->second->devices.erase(dev) == 0)
 			return;
+		who = PeerId{ pid, it->second->peer_id };
 	}
 	Library &lib = Library::get();
 	lib.peer_gone(dev.c_str(), pid); /* a destroy need not wait for it */
 	lib.emit(dev.c_str(), DVSHARE_EVENT_PEER_DETACHED, nullptr, pid, true);
-	PeerRequests::get().reclaim(pid, dev); /* what it owns there goes too */
+	PeerRequests::get().reclaim(who, dev); /* what it owns there goes too */
 }
 
-bool Peers::is_attached(pid_t pid, const std::string &dev)
+bool Peers::is_attached(const PeerId &who, const std::string &dev)
 {
 	std::lock_guard<std::mutex> lock(mu_);
-	auto it = peers_.find(pid);
+	auto it = peers_.find(who.pid);
 
-	return it != peers_.end() && !it->second->gone && it->second->devices.count(dev) != 0;
+	return it != peers_.end() && !it->second->gone && it->second->peer_id == who.id &&
+	       it->second->devices.count(dev) != 0;
 }
 
-bool Peers::is_peer(pid_t pid)
+bool Peers::is_peer(const PeerId &who)
 {
 	std::lock_guard<std::mutex> lock(mu_);
-	auto it = peers_.find(pid);
+	auto it = peers_.find(who.pid);
 
-	return it != peers_.end() && !it->second->gone;
+	return it != peers_.end() && !it->second->gone && it->second->peer_id == who.id;
 }
 
 int Peers::send_to(pid_t pid, const struct rte_mp_msg &m)
@@ -758,7 +761,7 @@ void Peers::gone(Conn *c)
 			 nullptr, pid, true);
 	}
 	/* After its last requests (read above): they run first. */
-	PeerRequests::get().reclaim(pid, "");
+	PeerRequests::get().reclaim(PeerId{ pid, c->peer_id }, "");
 }
 
 } // namespace dvs

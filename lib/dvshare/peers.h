@@ -28,6 +28,7 @@
 
 #include "dvs_fd.h"
 #include "fd_watch.h"
+#include "peer_id.h"
 #include "pidfd.h"
 
 namespace dvs {
@@ -74,10 +75,10 @@ public:
 	void attached(pid_t pid, const std::vector<std::string> &devs);
 	/* Secondaries attached to @dev now. */
 	std::set<pid_t> attached_to(const std::string &dev);
-	/* Is @pid a live peer attached to @dev? */
-	bool is_attached(pid_t pid, const std::string &dev);
-	/* Is @pid a live peer (attached to anything or not)? */
-	bool is_peer(pid_t pid);
+	/* Is @who a live peer attached to @dev? */
+	bool is_attached(const PeerId &who, const std::string &dev);
+	/* Is @who a live peer (attached to anything or not)? */
+	bool is_peer(const PeerId &who);
 	/* Send @m (no fds) to peer @pid, never waiting (queued while its
 	 * channel is full, never dropped for room): 0 or -ESRCH. */
 	int send_to(pid_t pid, const struct rte_mp_msg &m);

@@ -85,6 +85,12 @@ public:
 			fn(*h);
 	}
 
+	template <typename F> void for_each(F &&fn) const
+	{
+		for (const auto &[slot, h] : owned_)
+			fn(static_cast<const Handle &>(*h));
+	}
+
 	size_t size() const { return owned_.size(); }
 
 	void clear()

@@ -223,6 +223,192 @@ static void test_create_never_waits_for_destroy(void)
 	scene_end(&s);
 }
 
+/* A primary whose device has these limits: max_objects 16, so 4 per
+ * secondary and 8 for all of them, and a 1 s close timeout. */
+static void limited_scene(struct scene *s, const char *tag)
+{
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(s, tag, NULL), 0);
+	OK(&s->prim, "openlim " DEV " 16 0 0 1000");
+}
+
+/* Objects @pid owns on DEV, as the primary sees them. */
+static long owned(struct scene *s, pid_t pid)
+{
+	return ok_num(peer_cmd(&s->prim, "owned " DEV " %d", (int)pid));
+}
+
+/* A peer that never answers (SIGSTOPped) holds up every destroy; another
+ * creates up to its limit (4), detaches, attaches again and tries once
+ * more, three times. Its reclaims time out (1 s): what it made stays its
+ * own, charged to it, so each new try gets EDQUOT. (Before, a reclaim
+ * that timed out gave its objects to the primary and erased the count:
+ * the peer held 4 more after each round, 64 of a limit of 16 in under a
+ * second on a larger registry.) */
+static void test_quota_not_escaped_by_detach(void)
+{
+	struct scene s;
+
+	limited_scene(&s, "escape");
+	struct peer *stuck = mp_scene_secondary(&s, NULL), *a = mp_scene_secondary(&s, NULL);
+	CU_ASSERT_FATAL(stuck != NULL && a != NULL);
+	REPLY_IS(stuck, "ok 0", "count " DEV); /* attached: destroys wait for it */
+	kill(stuck->pid, SIGSTOP);
+	int made = 0;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 4; i++)
+			made += strncmp(peer_cmd(a, "create " DEV " flowcounter e%d_%d", round, i),
+					"ok", 2) == 0;
+		OK(a, "close " DEV);
+		usleep(1500 * 1000); /* its reclaim waits 1 s for the stopped peer */
+	}
+	long held = owned(&s, a->pid);
+	printf("%s: made %d objects in 3 rounds with a limit of 4; it owns %ld\n", __func__, made,
+	       held);
+	CU_ASSERT_EQUAL(made, 4);
+	CU_ASSERT_EQUAL(held, 4);
+	/* Once the stopped peer goes, the orphans go too, and the count. */
+	kill(stuck->pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(stuck, MP_TIMEOUT_MS), 128 + SIGKILL);
+	for (int i = 0; i < 500 && owned(&s, a->pid) != 0; i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(owned(&s, a->pid), 0);
+	OK(a, "create " DEV " flowcounter again");
+	scene_end(&s);
+}
+
+/* Secondaries cannot fill the registry: two make 4 persistent objects
+ * each and exit, two more make 4 of their own each. Past 8 (half of 16)
+ * every secondary create gets EDQUOT, and the primary still publishes 8.
+ * (Before, 4 secondaries at their quota, or persistent creates over 4
+ * lifetimes, filled the registry: the primary's own publish got ENOSPC.) */
+static void test_registry_room_kept(void)
+{
+	struct scene s;
+	int made = 0, quota = 0;
+
+	limited_scene(&s, "room");
+	for (int k = 0; k < 4; k++) {
+		struct peer *p = mp_scene_secondary(&s, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		for (int i = 0; i < 4; i++) {
+			const char *r = peer_cmd(p, k < 2 ? "create " DEV " pvar r%d_%d"
+							   : "create " DEV " flowcounter r%d_%d", k, i);
+			made += strncmp(r, "ok", 2) == 0;
+			quota += strncmp(r, "err 122", 7) == 0; /* EDQUOT */
+		}
+		if (k < 2)
+			CU_ASSERT_EQUAL(peer_stop(p), 0);
+	}
+	printf("%s: secondaries made %d of 16, %d refused EDQUOT\n", __func__, made, quota);
+	CU_ASSERT_EQUAL(made, 8);
+	CU_ASSERT_EQUAL(quota, 8);
+	for (int i = 0; i < 8; i++)
+		OK(&s.prim, "create " DEV " flowcounter p%d", i);
+	REPLY_IS(&s.prim, "ok 16", "count " DEV);
+	scene_end(&s);
+}
+
+/* Start a secondary that gets pid @want (through ns_last_pid: root). */
+static struct peer *secondary_with_pid(struct scene *s, pid_t want)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+		if (f == NULL) {
+			fprintf(stderr, "secondary_with_pid: ns_last_pid: %s (the test needs root)\n",
+				strerror(errno));
+			return NULL;
+		}
+		fprintf(f, "%d", (int)want - 1);
+		fclose(f);
+		struct peer *p = mp_scene_secondary(s, NULL);
+		if (p == NULL || p->pid == want)
+			return p;
+		peer_stop(p); /* another process took it first */
+	}
+	return NULL;
+}
+
+/* A process that inherits a dead creator's pid keeps what it makes. A
+ * creator dies while a stopped peer holds up its reclaim; a new
+ * secondary with the same pid creates b1; the reclaim times out. b1 is
+ * still the new process's and it destroys it; the dead one's a1 stays an
+ * orphan until the stopped peer answers. (Before, ownership was the bare
+ * pid: the timed-out reclaim gave b1 to the primary with a1, and the new
+ * process's destroy got EPERM.) */
+static void test_reused_pid_inherits_nothing(void)
+{
+	struct scene s;
+
+	limited_scene(&s, "reuse");
+	struct peer *stuck = mp_scene_secondary(&s, NULL), *a = mp_scene_secondary(&s, NULL);
+	CU_ASSERT_FATAL(stuck != NULL && a != NULL);
+	REPLY_IS(stuck, "ok 0", "count " DEV);
+	OK(a, "create " DEV " flowcounter a1");
+	pid_t pid = a->pid;
+	kill(stuck->pid, SIGSTOP);
+	kill(pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(a, MP_TIMEOUT_MS), 128 + SIGKILL);
+	CU_ASSERT_EQUAL(peer_poll_num(&s.prim, "peers", 1), 1); /* its death is read */
+	struct peer *b = secondary_with_pid(&s, pid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	OK(b, "create " DEV " flowcounter b1");
+	usleep(1500 * 1000); /* a's reclaim times out */
+	char want[32];
+	snprintf(want, sizeof(want), "ok %d", (int)pid);
+	REPLY_IS(&s.prim, want, "owner " DEV " b1");
+	REPLY_IS(&s.prim, want, "owner " DEV " a1"); /* an orphan, under the pid it had */
+	kill(stuck->pid, SIGCONT); /* it answers late: a1's reclaim is tried again */
+	OK(b, "destroy " DEV " b1 5000");
+	for (int i = 0; i < 500 && ok_num(peer_cmd(&s.prim, "count " DEV)) != 0; i++)
+		usleep(10000);
+	REPLY_IS(&s.prim, "ok 0", "count " DEV);
+	scene_end(&s);
+}
+
+/* Destroys and reclaims run on a fixed pool. With a stopped peer holding
+ * every destroy up, 8 secondaries each destroy an object of their own,
+ * and one cycles attach, create, detach 20 times: the primary's threads
+ * stay where they were. (Before, each destroy and reclaim had a thread of
+ * its own, polling every 2 ms: +1 per destroy or reclaim held, +129 for
+ * 8 peers with 16 destroys each, +205 for a detach cycle.) */
+static void test_threads_bounded(void)
+{
+	struct scene s;
+	struct peer *p[8];
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "threads", NULL), 0);
+	OK(&s.prim, "openlim " DEV " 256 0 0 2000");
+	struct peer *stuck = mp_scene_secondary(&s, NULL), *cyc = mp_scene_secondary(&s, NULL);
+	CU_ASSERT_FATAL(stuck != NULL && cyc != NULL);
+	REPLY_IS(stuck, "ok 0", "count " DEV);
+	for (int k = 0; k < 8; k++) {
+		p[k] = mp_scene_secondary(&s, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p[k]);
+		OK(p[k], "create " DEV " flowcounter t%d", k);
+	}
+	OK(cyc, "create " DEV " flowcounter warm");
+	long th0 = ok_num(peer_cmd(&s.prim, "threadcount"));
+	kill(stuck->pid, SIGSTOP);
+	for (int k = 0; k < 8; k++) /* held: their answers are read at the end */
+		CU_ASSERT_EQUAL(peer_send(p[k], "destroy " DEV " t%d 2000", k), 0);
+	for (int c = 0; c < 20; c++) {
+		OK(cyc, "create " DEV " flowcounter c%d", c);
+		OK(cyc, "close " DEV);
+	}
+	usleep(200 * 1000);
+	long th = ok_num(peer_cmd(&s.prim, "threadcount"));
+	printf("%s: primary threads %ld before, %ld with 8 destroys and 20 reclaims held up\n",
+	       __func__, th0, th);
+	CU_ASSERT(th <= th0);
+	for (int k = 0; k < 8; k++) /* each called off (EBUSY) or done */
+		CU_ASSERT_EQUAL(peer_read(p[k], MP_TIMEOUT_MS), 0);
+	kill(stuck->pid, SIGKILL);
+	CU_ASSERT_EQUAL(peer_wait(stuck, MP_TIMEOUT_MS), 128 + SIGKILL);
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_rte_mp_fds_not_kept),
 	DVS_TEST(test_reconnect_no_leak),
@@ -230,6 +416,10 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_routine_use_quiet),
 	DVS_TEST(test_log_budget_survives_detach),
 	DVS_TEST(test_create_never_waits_for_destroy),
+	DVS_TEST(test_quota_not_escaped_by_detach),
+	DVS_TEST(test_registry_room_kept),
+	DVS_TEST(test_reused_pid_inherits_nothing),
+	DVS_TEST(test_threads_bounded),
 	DVS_TEST_END,
 };
 

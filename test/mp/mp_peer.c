@@ -843,7 +843,7 @@ static int run_held(const char *line)
 static int run(char *line)
 {
 	char a[256] = "", b[256] = "", c[256] = "", t[512] = "";
-	unsigned int x = 0, y = 0, z = 0;
+	unsigned int x = 0, y = 0, z = 0, w = 0;
 	unsigned long addr = 0;
 	struct dvshare_dev *d;
 
@@ -851,7 +851,20 @@ static int run(char *line)
 	/* Longer command names first: sscanf("ring %s") also matches "ringheld". */
 	if (run_held(line) || mp_port_run(line))
 		return 0;
-	if (sscanf(line, "openq %255s %u", a, &x) == 2) {
+	if (sscanf(line, "openlim %255s %u %u %u %u", a, &x, &y, &z, &w) == 5) {
+		/* Open with every limit: max_objects, per secondary, for all
+		 * secondaries, close timeout (ms); 0 for a default. */
+		struct dvshare_dev_conf conf;
+		memset(&conf, 0, sizeof(conf));
+		conf.max_objects = x;
+		conf.max_objects_per_secondary = y;
+		conf.max_objects_secondaries = z;
+		conf.close_timeout_ms = w;
+		if (dvshare_dev_open(a, &conf) == NULL)
+			reply_err("open");
+		else
+			reply("ok");
+	} else if (sscanf(line, "openq %255s %u", a, &x) == 2) {
 		/* Open with a per-secondary object limit (before "open", which
 		 * scanf would match: its blank matches no blank). */
 		struct dvshare_dev_conf conf;
