@@ -13,74 +13,6 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-/* The memory behind each UMEM this process registered, by device and
- * name: freed only once a destroy or the device's close says no process
- * can use the UMEM any more. */
-struct umem_mem {
-	struct umem_mem *next;
-	struct dvshare_dev *dev;
-	char name[DVSHARE_NAME_MAX];
-	void *mem;
-	int dpdk; /* from rte_malloc(): a secondary's */
-};
-
-static struct umem_mem *umem_mems;
-static pthread_mutex_t umem_mems_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void umem_mem_keep(struct umem_mem *m)
-{
-	pthread_mutex_lock(&umem_mems_lock);
-	m->next = umem_mems;
-	umem_mems = m;
-	pthread_mutex_unlock(&umem_mems_lock);
-}
-
-/* Free the memory of @dev's UMEM @name, or of all its UMEMs (NULL name). */
-static void umem_mem_free(struct dvshare_dev *dev, const char *name)
-{
-	struct umem_mem **pp = &umem_mems, *gone = NULL;
-
-	pthread_mutex_lock(&umem_mems_lock);
-	while (*pp != NULL) {
-		struct umem_mem *m = *pp;
-		if (m->dev == dev && (name == NULL || strcmp(m->name, name) == 0)) {
-			*pp = m->next;
-			m->next = gone;
-			gone = m;
-		} else {
-			pp = &m->next;
-		}
-	}
-	pthread_mutex_unlock(&umem_mems_lock);
-	while (gone != NULL) {
-		struct umem_mem *m = gone;
-		gone = m->next;
-		if (m->dpdk)
-			rte_free(m->mem);
-		else
-			free(m->mem);
-		free(m);
-	}
-}
-
-int app_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
-{
-	int rc = dvshare_destroy(dev, name, timeout_ms);
-
-	if (rc == 0)
-		umem_mem_free(dev, name);
-	return rc;
-}
-
-int app_dev_close(struct dvshare_dev *dev)
-{
-	int rc = dvshare_dev_close(dev);
-
-	if (rc == 0)
-		umem_mem_free(dev, NULL);
-	return rc;
-}
-
 static int general_cmd(struct dvshare_dev *dev, uint16_t cap_type, uint8_t *out)
 {
 	uint8_t in[DVSHARE_PRM_HDR_SIZE];
@@ -214,38 +146,14 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
 
 int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id)
 {
-	struct umem_mem *m = calloc(1, sizeof(*m));
-	struct dvshare_umem *u;
+	/* DPDK memory, which the primary registers for a secondary through
+	 * its own mapping of it, and frees with the UMEM. */
+	struct dvshare_umem *u = dvshare_umem_alloc(dev, name, size, 4096, IBV_ACCESS_LOCAL_WRITE);
 
-	if (m == NULL)
-		return -ENOMEM;
-	/* A secondary's UMEM is registered by the primary, through its own
-	 * mapping of the same memory: DPDK's, mapped alike in every process. */
-	m->dpdk = rte_eal_process_type() == RTE_PROC_SECONDARY;
-	m->mem = m->dpdk ? rte_zmalloc("dvshare-umem", size, 4096) : NULL;
-	if (!m->dpdk && posix_memalign(&m->mem, 4096, size) != 0)
-		m->mem = NULL;
-	if (m->mem == NULL) {
-		free(m);
-		return -ENOMEM;
-	}
-	if (!m->dpdk)
-		memset(m->mem, 0, size);
-	m->dev = dev;
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	u = dvshare_umem_reg(dev, name, m->mem, size, IBV_ACCESS_LOCAL_WRITE);
-	if (u == NULL) {
-		int rc = -rte_errno;
-		if (m->dpdk)
-			rte_free(m->mem);
-		else
-			free(m->mem);
-		free(m);
-		return rc;
-	}
+	if (u == NULL)
+		return -rte_errno;
 	*id = dvshare_umem_id(u);
 	dvshare_umem_release(u);
-	umem_mem_keep(m);
 	return 0;
 }
 
@@ -347,10 +255,10 @@ int app_virtq_create_rings(struct dvshare_dev *dev, const char *name, uint16_t q
 		/* Nothing of a queue that could not be made stays published. */
 		for (unsigned int i = 1; i <= made; i++) {
 			snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
-			app_destroy(dev, uname, 1000);
+			dvshare_destroy(dev, uname, 1000);
 		}
 		if (counters_made)
-			app_destroy(dev, cname, 1000);
+			dvshare_destroy(dev, cname, 1000);
 	}
 	return rc;
 }
@@ -362,12 +270,12 @@ int app_virtq_destroy(struct dvshare_dev *dev, const char *name, unsigned int ti
 
 	for (unsigned int i = 1; i <= 3 && rc == 0; i++) {
 		snprintf(uname, sizeof(uname), "%s.umem%u", name, i);
-		rc = app_destroy(dev, uname, timeout_ms);
+		rc = dvshare_destroy(dev, uname, timeout_ms);
 	}
 	/* The counters exist only on a device that offers them. */
 	snprintf(uname, sizeof(uname), "%s" APP_COUNTERS_SUFFIX, name);
 	if (rc == 0 && published(dev, uname, NULL))
-		rc = app_destroy(dev, uname, timeout_ms);
+		rc = dvshare_destroy(dev, uname, timeout_ms);
 	return rc;
 }
 

@@ -63,7 +63,7 @@ int app_counter_read(struct dvshare_obj *counter, uint64_t *packets, uint64_t *o
  * for, its own VIRTIO_Q_COUNTERS <name>.counters when the general caps
  * offer the type, in state INIT, split ring, the event mode of
  * app_virtq_event_mode(), no mkey yet (any process). The UMEMs' memory is
- * kept as app_umem_reg() keeps it. 0 and *obj_id, or a negative errno;
+ * freed with them as app_umem_reg()'s are. 0 and *obj_id, or a negative errno;
  * on a device failure *status / *syndrome (may be NULL) say why.
  */
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
@@ -89,18 +89,11 @@ int app_virtq_create_rings(struct dvshare_dev *dev, const char *name, uint16_t q
 int app_mkey_create(struct dvshare_dev *dev, const char *name, uint32_t umem_id, const void *addr,
 		    uint64_t len, uint32_t *mkey);
 
-/* Register @size bytes of this process's memory (page-aligned, zeroed) as
- * UMEM @name: heap memory in the primary, DPDK memory (rte_zmalloc()) in a
- * secondary, whose UMEM the primary registers. The memory is kept until app_destroy() of the UMEM
- * or app_dev_close() of its device succeeds: a secondary may use the UMEM
- * until then. 0 and *id, or a negative errno. */
+/* @size bytes of DPDK memory (page-aligned, zeroed) as UMEM @name, in
+ * any process (dvshare_umem_alloc()): the memory goes with the UMEM,
+ * whoever destroys it, so nothing is left to free. 0 and *id, or a
+ * negative errno. */
 int app_umem_reg(struct dvshare_dev *dev, const char *name, uint64_t size, uint32_t *id);
-
-/* dvshare_destroy(), then free the memory of a UMEM of app_umem_reg(). */
-int app_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms);
-
-/* dvshare_dev_close(), then free the memory of the device's UMEMs. */
-int app_dev_close(struct dvshare_dev *dev);
 
 /* Destroy a queue made by app_virtq_create(), then its UMEMs and counters
  * (a secondary: one it made). */

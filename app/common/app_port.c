@@ -10,7 +10,6 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_pool_ops.h>
-#include <rte_memzone.h>
 
 #include "app_objects.h"
 
@@ -22,7 +21,7 @@ static void obj_name(char *buf, const struct app_port *p, const char *suffix)
 	snprintf(buf, DVSHARE_NAME_MAX, "%s.%s", p->name, suffix);
 }
 
-/* The memzone: the two rings, then the pool's objects. */
+/* The UMEM's memory: the two rings, then the pool's objects. */
 static size_t pool_bytes(uint32_t n, uint32_t *elt)
 {
 	struct rte_mempool_objsz sz;
@@ -131,12 +130,12 @@ static void unmake(struct app_port *p, unsigned int timeout_ms)
 	dvshare_destroy(p->dev, n, timeout_ms);
 }
 
+/* After unmake(): the memory under the pool went with N.umem (the pool
+ * never frees its objects' memory, which it did not allocate). */
 static void free_port(struct app_port *p)
 {
 	if (p->pool != NULL)
 		rte_mempool_free(p->pool);
-	if (p->mz != NULL)
-		rte_memzone_free(p->mz);
 	free(p->meta);
 	free(p);
 }
@@ -169,16 +168,25 @@ int app_port_create(struct dvshare_dev *dev, const char *name, uint16_t index, u
 	const uint32_t nbufs = 2u * size + POOL_EXTRA;
 	size_t len = 2 * rings + pool_bytes(nbufs, &elt);
 	snprintf(mz, sizeof(mz), "dvs-%s-%s", dvshare_dev_name(dev), name);
-	p->mz = p->meta != NULL ? rte_memzone_reserve_aligned(mz, len, SOCKET_ID_ANY, 0, 4096) : NULL;
-	if (p->mz == NULL) {
+	/* The memory, as one UMEM that frees it. */
+	struct dvshare_umem *u = NULL;
+	obj_name(n, p, "umem");
+	if (p->meta != NULL)
+		u = dvshare_umem_alloc(dev, n, len, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (u == NULL) {
 		rc = p->meta == NULL ? -ENOMEM : -rte_errno;
 		free_port(p);
 		return rc;
 	}
-	uint8_t *base = p->mz->addr;
-	p->pool = pool_in(mz, nbufs, elt, base + 2 * rings, p->mz->len - 2 * rings);
+	p->mem = dvshare_umem_addr(u);
+	p->mem_len = len;
+	umem_id = dvshare_umem_id(u);
+	dvshare_umem_release(u);
+	uint8_t *base = p->mem;
+	p->pool = pool_in(mz, nbufs, elt, base + 2 * rings, len - 2 * rings);
 	if (p->pool == NULL) {
 		rc = -rte_errno;
+		unmake(p, 1000);
 		free_port(p);
 		return rc;
 	}
@@ -189,17 +197,9 @@ int app_port_create(struct dvshare_dev *dev, const char *name, uint16_t index, u
 		r[i].avail = (uintptr_t)p->ring[i].avail;
 		r[i].used = (uintptr_t)p->ring[i].used;
 	}
-	/* The memory, its key, the doorbell, the two queues. */
-	struct dvshare_umem *u;
-	obj_name(n, p, "umem");
-	u = dvshare_umem_reg(dev, n, p->mz->addr, p->mz->len, IBV_ACCESS_LOCAL_WRITE);
-	rc = u != NULL ? 0 : -rte_errno;
-	if (u != NULL) {
-		umem_id = dvshare_umem_id(u);
-		dvshare_umem_release(u);
-		obj_name(n, p, "key");
-		rc = app_mkey_create(dev, n, umem_id, p->mz->addr, p->mz->len, &mkey);
-	}
+	/* Its key, the doorbell, the two queues. */
+	obj_name(n, p, "key");
+	rc = app_mkey_create(dev, n, umem_id, p->mem, p->mem_len, &mkey);
 	if (rc == 0) {
 		obj_name(n, p, "db");
 		struct dvshare_var *v = dvshare_var_alloc(dev, n, 0);
@@ -240,7 +240,7 @@ int app_port_destroy(struct app_port *p, unsigned int timeout_ms)
 	if (p == NULL)
 		return 0;
 	/* The queues go first: once their destroy returns the device uses
-	 * neither the rings nor the buffers, which go with the memzone. */
+	 * neither the rings nor the buffers, which go with N.umem. */
 	unmake(p, timeout_ms);
 	free_port(p);
 	return 0;

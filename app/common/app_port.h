@@ -3,12 +3,13 @@
  * A virtio-net port on a dvshare device, driven by the process that made
  * it: an RX queue (index 2k) and a TX queue (2k+1), VIRTIO_NET_Q objects
  * on the device's PD and TIS, with their rings and an mbuf pool in one
- * DPDK memzone registered as a UMEM, a direct key whose addresses are the
- * virtual ones (IOVA = VA, as virtio-user does), and a VAR to kick
- * through. Any process makes one (a secondary through the primary's
- * creates); packets are DPDK's own rte_mbufs. Objects, for a port named
- * N: N.rxq and N.txq (each with its .umem1..3 and .counters), N.umem,
- * N.key, N.db; the memzone and the pool "dvs-<dev>-N".
+ * UMEM of DPDK memory (dvshare_umem_alloc(): freed with the UMEM, by
+ * whichever process destroys it, so a secondary that crashes leaks no
+ * heap), a direct key whose addresses are the virtual ones (IOVA = VA, as
+ * virtio-user does), and a VAR to kick through. Any process makes one (a
+ * secondary through the primary's creates); packets are DPDK's own
+ * rte_mbufs. Objects, for a port named N: N.rxq and N.txq (each with its
+ * .umem1..3 and .counters), N.umem, N.key, N.db; the pool "dvs-<dev>-N".
  *
  * Each mbuf is one descriptor: its headroom holds the 12-byte
  * virtio_net_hdr_v1 the device reads (TX) or writes (RX), so a packet
@@ -45,7 +46,8 @@ struct app_port {
 	char name[APP_PORT_NAME_MAX];
 	uint16_t index;          /* k: queues 2k and 2k + 1 */
 	uint16_t size;
-	const struct rte_memzone *mz;
+	uint8_t *mem;            /* N.umem's memory: the rings, then the pool */
+	size_t mem_len;
 	struct rte_mempool *pool;
 	struct dvshare_obj *q[2]; /* RX, TX */
 	void *db;                /* this process's doorbell register */

@@ -520,7 +520,7 @@ static int kick_hostile(struct hostile *h)
 	const uint64_t kicks = st.kicks;
 	if (h->bad) {
 		uint16_t d = r->free_head;
-		r->desc[d].addr = (uintptr_t)p->mz->addr;
+		r->desc[d].addr = (uintptr_t)p->mem;
 		r->desc[d].len = 64;
 		r->desc[d].flags = VRING_DESC_F_INDIRECT;
 		r->avail->ring[r->avail_idx & r->mask] = d;

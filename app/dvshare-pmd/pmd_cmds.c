@@ -336,7 +336,7 @@ static int destroy(const char *dev, const char *name, uint32_t timeout_ms)
 	d = pmd_dev(what, dev);
 	if (d == NULL)
 		return -ENODEV;
-	rc = app_destroy(d, name, timeout_ms);
+	rc = dvshare_destroy(d, name, timeout_ms);
 	if (rc == -ENOENT)
 		return pmd_error(rc, what, "no such object");
 	if (rc == -EPERM && rte_eal_process_type() != RTE_PROC_PRIMARY)

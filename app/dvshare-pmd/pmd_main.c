@@ -400,7 +400,7 @@ static void close_all(void)
 	pmd_fwd_shutdown(); /* its ports' objects, then their memory */
 	pmd_held_drop(NULL);
 	for (int i = 0; i < n && i < 64; i++) {
-		if (app_dev_close(devs[i]) != 0) {
+		if (dvshare_dev_close(devs[i]) != 0) {
 			pmd_error(-rte_errno, "closing", "%s: %s", dvshare_dev_name(devs[i]),
 				  rte_strerror(rte_errno));
 			pmd_failures++;

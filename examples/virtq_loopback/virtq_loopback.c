@@ -9,7 +9,7 @@
  *   virtq_loopback [EAL options] -- [frames]
  *
  * Steps, each a few lines below: the device's PD, transport domain and
- * TIS; memory for the rings and buffers (DPDK's), registered as a UMEM;
+ * TIS; memory for the rings and buffers (DPDK's) and its UMEM in one call;
  * a direct key over it whose addresses are the virtual ones (IOVA = VA);
  * two VIRTIO_NET_Qs given their rings at create, then RDY; a VAR to kick;
  * then RX buffers posted, frames posted on TX, one kick, and the frames
@@ -26,7 +26,6 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_io.h>
-#include <rte_malloc.h>
 #include <rte_service.h>
 
 #include <dvshare.h>
@@ -119,11 +118,11 @@ int main(int argc, char **argv)
 	uint32_t td = create(dev, "td", in, dvshare_prm_alloc_td(in), &ok);
 	uint32_t tis = create(dev, "tis", in, dvshare_prm_create_tis(in, td, 1), &ok);
 
-	/* Rings (4 KiB each) then buffers, in DPDK memory; a UMEM and a key. */
+	/* Rings (4 KiB each) then buffers, in DPDK memory that lives and
+	 * dies with its UMEM; a key over it. */
 	const size_t len = 2 * 4096 + 2 * QSIZE * BUF;
-	uint8_t *mem = rte_zmalloc("loopback", len, 4096);
-	struct dvshare_umem *um = mem != NULL ? dvshare_umem_reg(dev, "mem", mem, len,
-								 IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct dvshare_umem *um = dvshare_umem_alloc(dev, "mem", len, 4096, IBV_ACCESS_LOCAL_WRITE);
+	uint8_t *mem = dvshare_umem_addr(um);
 	if (!ok || um == NULL)
 		return die("PD, TIS or memory", rte_errno);
 	struct dvshare_prm_mkey k = { .lr = 1, .lw = 1, .qpn = DVSHARE_PRM_MKEY_NO_QPN, .pd = pd,
@@ -152,11 +151,9 @@ int main(int argc, char **argv)
 		char name[32];
 		for (unsigned int u = 0; u < 3; u++) {
 			size_t sz = dvshare_prm_virtq_umem_size(&vio, u, QSIZE);
-			void *m = rte_zmalloc("work", sz, 4096);
 			snprintf(name, sizeof(name), "q%d.umem%u", i, u + 1);
-			struct dvshare_umem *w = m != NULL ? dvshare_umem_reg(dev, name, m, sz,
-									     IBV_ACCESS_LOCAL_WRITE)
-							   : NULL;
+			struct dvshare_umem *w = dvshare_umem_alloc(dev, name, sz, 4096,
+								    IBV_ACCESS_LOCAL_WRITE);
 			ok &= w != NULL;
 			v.umem[u].id = w != NULL ? dvshare_umem_id(w) : 0;
 			v.umem[u].size = (uint32_t)sz;

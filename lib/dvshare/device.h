@@ -57,8 +57,15 @@ public:
 	dvshare_obj *obj_create(const char *name, const void *in, size_t inlen, void *out,
 				size_t outlen, dvs::Origin o = {});
 	dvshare_obj *obj_publish(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id);
+	/* @frees: @addr is rte_malloc() memory (its headers within @lead
+	 * bytes before it) the UMEM frees when it is deregistered, or here
+	 * on failure (umem_alloc). */
 	dvshare_umem *umem_reg(const char *name, void *addr, size_t size, uint32_t access,
-			       dvs::Origin o = {});
+			       dvs::Origin o = {}, bool frees = false, size_t lead = 0);
+	/* DPDK memory (@size bytes aligned to @align) registered as a UMEM
+	 * that frees it (dvshare_umem_alloc()). */
+	dvshare_umem *umem_alloc(const char *name, size_t size, size_t align, uint32_t access,
+				 dvs::Origin o = {});
 	/* Primary, for secondaries' requests (peer_requests.cpp). */
 	/* May @who create one more object? 0, or -EDQUOT with the limit it
 	 * meets in @why: its own, or the one for all secondaries. */

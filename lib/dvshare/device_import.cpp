@@ -95,6 +95,7 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 		auto u = std::make_unique<dvshare_umem>(this, false);
 		u->dv = glue_->devx_umem_import(ctx_, blob);
 		u->size = e.size;
+		u->mem = reinterpret_cast<void *>(e.mmap_off); /* same in every process */
 		if (u->dv != nullptr)
 			h = std::move(u);
 		break;

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <rte_malloc.h>
+
 #include "dvs_log.h"
 #include "dvshare_prm.h"
 #include "ipc.h"
@@ -295,24 +297,38 @@ dvshare_obj *dvshare_dev::publish_obj(const char *name, struct mlx5dv_devx_obj *
 }
 
 dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, uint32_t access,
-				    dvs::Origin o)
+				    dvs::Origin o, bool frees, size_t lead)
 {
 	int rc = publish_precheck(name);
 
-	if (rc != 0)
+	if (rc != 0) {
+		if (frees)
+			rte_free(addr);
 		return dvs::fail_null<dvshare_umem>(-rc);
+	}
 	struct mlx5dv_devx_umem *dv =
 		glue_->devx_umem_reg(ctx_, addr, size, access & ~DVSHARE_CREATE_PERSIST);
 	if (dv == nullptr) {
 		rc = errno;
 		DVS_LOG(ERR, "%s: UMEM registration of %s failed: %s", name_.c_str(), name,
 			strerror(rc));
+		if (frees)
+			rte_free(addr);
 		return dvs::fail_null<dvshare_umem>(rc);
 	}
 	auto h = std::make_unique<dvshare_umem>(this, true);
 	RegEntry e = make_entry(name, DVSHARE_TYPE_UMEM, dv->umem_id);
 	h->dv = dv;
 	h->size = size;
+	if (frees) {
+		/* From here the handle frees it, once deregistered, whatever
+		 * becomes of the publish. Every process finds it at the same
+		 * address (DPDK's heap). */
+		h->mem = addr;
+		h->frees_mem = rte_malloc_validate(addr, &h->mem_size) == 0;
+		h->mem_lead = lead;
+		e.mmap_off = reinterpret_cast<uintptr_t>(addr);
+	}
 	if (glue_->devx_umem_export(dv, e.blob) != 0) {
 		rc = errno;
 		DVS_LOG(ERR, "%s: cannot export UMEM %s: %s", name_.c_str(), name, strerror(rc));
@@ -321,6 +337,23 @@ dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, u
 	e.size = size;
 	e.blob_len = static_cast<uint16_t>(sizes_.devx_umem_attrs_size);
 	return publish(std::move(h), e, false, o);
+}
+
+dvshare_umem *dvshare_dev::umem_alloc(const char *name, size_t size, size_t align,
+				      uint32_t access, dvs::Origin o)
+{
+	int rc = publish_precheck(name);
+
+	if (rc != 0)
+		return dvs::fail_null<dvshare_umem>(-rc);
+	void *mem = rte_zmalloc("dvshare_umem", size, static_cast<unsigned int>(align));
+	if (mem == nullptr) {
+		DVS_LOG(ERR, "%s: no %zu bytes (aligned to %zu) in DPDK's heap for UMEM %s",
+			name_.c_str(), size, align, name);
+		return dvs::fail_null<dvshare_umem>(ENOMEM);
+	}
+	/* Its element's headers and padding lie within this before it. */
+	return umem_reg(name, mem, size, access, o, true, align + 256);
 }
 
 int dvshare_dev::set_meta(const char *name, const void *meta, size_t len)

@@ -44,8 +44,10 @@ int dvshare_dev::kill_kernel_object(Handle *h)
 	} else if (h->type == DVSHARE_TYPE_UMEM) {
 		auto *u = static_cast<dvshare_umem *>(h);
 		rc = glue_->devx_umem_dereg(u->dv);
-		if (rc == 0)
+		if (rc == 0) {
 			u->dv = nullptr;
+			u->free_mem();
+		}
 	}
 	if (rc == 0)
 		h->revoke_and_drain(); /* the waiting commands find it revoked */

@@ -365,6 +365,36 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 				      size_t size, uint32_t access);
 
 /**
+ * Allocate zeroed DPDK memory and register it as a UMEM published as
+ * @p name, in one step, in any process. The memory lives and dies with
+ * the UMEM: it is freed (rte_free()) once the UMEM is destroyed, by
+ * dvshare_destroy(), dvshare_dev_close(), or the reclaim of what a
+ * secondary owned when it exits, detaches or dies (a secondary that
+ * crashes leaks nothing). It is allocated by the primary, in DPDK's heap,
+ * which every process of the prefix maps at the same address:
+ * dvshare_umem_addr() gives it, in this process and in any that looks
+ * the UMEM up. Do not free it yourself, nor touch it after the destroy.
+ * In a secondary, this is the way to make a UMEM whose memory nobody has
+ * to free (see dvshare_umem_reg() for memory you keep).
+ *
+ * @param dev     the device
+ * @param name    object name (as for dvshare_var_alloc())
+ * @param size    bytes, not 0
+ * @param align   a power of two up to 1 GiB; 0 for a 4 KiB page
+ * @param access  as for dvshare_umem_reg(), DVSHARE_CREATE_PERSIST
+ *                included
+ * @return a handle holding one reference, or NULL with rte_errno: EINVAL
+ *   (size 0, bad alignment, access or name), ENOMEM (not that much in
+ *   DPDK's heap), EDQUOT, or the errors of dvshare_umem_reg().
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+struct dvshare_umem *dvshare_umem_alloc(struct dvshare_dev *dev, const char *name, size_t size,
+					size_t align, uint32_t access);
+
+/**
  * Set (replace) the application metadata of an object, primary only.
  * Secondaries see the new bytes on their next dvshare_get_meta().
  *
@@ -797,6 +827,19 @@ uint32_t dvshare_obj_id(const struct dvshare_obj *obj);
  */
 __rte_experimental
 uint32_t dvshare_umem_id(const struct dvshare_umem *umem);
+
+/**
+ * The memory of a UMEM made by dvshare_umem_alloc(), at the same address
+ * in every process of the prefix.
+ * @param umem  the handle
+ * @return the address, or NULL for a NULL handle or a UMEM over memory
+ *   its creator gave (dvshare_umem_reg()).
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+void *dvshare_umem_addr(const struct dvshare_umem *umem);
 
 /**
  * Run a QUERY command on the object through this process's own context

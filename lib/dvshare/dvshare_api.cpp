@@ -17,6 +17,7 @@
 #include "dvshare.h"
 #include "attach_mode.h"
 #include "ipc.h"
+#include "ipc_proto.h"
 #include "library.h"
 #include "peers.h"
 
@@ -146,13 +147,14 @@ template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
 
 	if (rc == 0 && (c.flags & ~DVSHARE_CREATE_PERSIST) != 0)
 		rc = -EINVAL;
-	if (rc == 0 && c.kind == DVSHARE_TYPE_UMEM) {
+	if (rc == 0 && c.kind == DVSHARE_TYPE_UMEM && !c.alloc) {
 		std::string why;
 		rc = dvs::dpdk_memory_covers(c.addr, c.size, &why);
 		if (rc != 0)
 			DVS_LOG(ERR, "%s: UMEM %s refused: %s: a secondary's UMEM must lie in DPDK "
 				     "memory (rte_malloc(), a mempool), which the primary maps at the "
-				     "same address", dev->name().c_str(), c.name, why.c_str());
+				     "same address; dvshare_umem_alloc() makes both in one call",
+				dev->name().c_str(), c.name, why.c_str());
 	}
 	if (rc == 0) {
 		c.ibdev = dev->name().c_str();
@@ -294,6 +296,32 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 		c.arg = access & ~DVSHARE_CREATE_PERSIST;
 		c.addr = reinterpret_cast<uintptr_t>(addr);
 		c.size = size;
+		return remote_create<dvshare_umem>(dev, c);
+	});
+}
+
+struct dvshare_umem *dvshare_umem_alloc(struct dvshare_dev *dev, const char *name, size_t size,
+					size_t align, uint32_t access)
+{
+	return on_dev_ptr<dvshare_umem>(dev, [&]() -> dvshare_umem * {
+		if (align == 0)
+			align = 4096;
+		if (size == 0 || (align & (align - 1)) != 0 || align > dvs::kAllocAlignMax ||
+		    size > SIZE_MAX - align) {
+			DVS_LOG(ERR, "UMEM %s: cannot allocate %zu bytes aligned to %zu (a size, and "
+				     "a power of two up to 1 GiB)", name ? name : "(null)", size, align);
+			return fail_null<dvshare_umem>(EINVAL);
+		}
+		if (dev->primary())
+			return dev->umem_alloc(name, size, align, access);
+		dvs::RemoteCreate c{};
+		c.name = name;
+		c.kind = DVSHARE_TYPE_UMEM;
+		c.flags = access & DVSHARE_CREATE_PERSIST;
+		c.arg = access & ~DVSHARE_CREATE_PERSIST;
+		c.addr = align;
+		c.size = size;
+		c.alloc = true;
 		return remote_create<dvshare_umem>(dev, c);
 	});
 }
@@ -550,6 +578,11 @@ uint32_t dvshare_obj_id(const struct dvshare_obj *obj)
 uint32_t dvshare_umem_id(const struct dvshare_umem *umem)
 {
 	return umem != nullptr && umem->dv != nullptr ? umem->dv->umem_id : 0;
+}
+
+void *dvshare_umem_addr(const struct dvshare_umem *umem)
+{
+	return umem != nullptr ? umem->mem : nullptr;
 }
 
 int dvshare_obj_query(struct dvshare_obj *obj, const void *in, size_t inlen, void *out,

@@ -6,9 +6,14 @@
  */
 #include "handles.h"
 
+#include <cinttypes>
 #include <cstring>
+#include <string>
+
+#include <rte_malloc.h>
 
 #include "device.h"
+#include "dpdk_memory.h"
 #include "dvs_log.h"
 
 namespace {
@@ -16,22 +21,23 @@ namespace {
 /* Destroy what we own; when that fails (the object is gone or busy) the
  * local struct is still ours and is unimported, as rdma-core expects. */
 template <typename T>
-void put_dv(const dvs::Handle &h, T **dv, int (*destroy)(T *), void (*unimport)(T *),
+bool put_dv(const dvs::Handle &h, T **dv, int (*destroy)(T *), void (*unimport)(T *),
 	    const char *what)
 {
 	if (*dv == nullptr)
-		return;
+		return false;
 	if (h.owner) {
 		int rc = destroy(*dv);
 		if (rc == 0) {
 			*dv = nullptr;
-			return;
+			return true;
 		}
 		DVS_LOG(WARNING, "%s: destroy of %s %s failed: %s", h.dev->name().c_str(), what,
 			h.name, strerror(rc));
 	}
 	unimport(*dv);
 	*dv = nullptr;
+	return false;
 }
 
 } // namespace
@@ -93,7 +99,32 @@ void dvshare_umem::let_go()
 {
 	const struct dvs_glue *g = dev->glue();
 
-	put_dv(*this, &dv, g->devx_umem_dereg, g->devx_umem_unimport, "UMEM");
+	if (put_dv(*this, &dv, g->devx_umem_dereg, g->devx_umem_unimport, "UMEM"))
+		free_mem();
+}
+
+/* Only once the device has let go of it: a UMEM the device refused to
+ * deregister may still be read or written by it. DPDK's heaps are
+ * shared, so the primary frees what it allocated for a secondary. A
+ * process that freed it itself (a bug, doc/api.md) may have let DPDK
+ * release its pages or give it to another allocation: then it is left
+ * alone, since a second free would corrupt the heap or free someone
+ * else's memory. */
+void dvshare_umem::free_mem()
+{
+	if (!frees_mem || mem == nullptr)
+		return;
+	frees_mem = false;
+	const auto at = reinterpret_cast<uintptr_t>(mem);
+	std::string why;
+	size_t sz = 0;
+	if (dvs::dpdk_memory_covers(at - mem_lead, mem_lead + size, &why) != 0 ||
+	    rte_malloc_validate(mem, &sz) != 0 || sz != mem_size) {
+		DVS_LOG(WARNING, "%s: the memory of UMEM %s [%p, +%" PRIu64 ") was freed by someone "
+				 "else: not freed again", dev->name().c_str(), name, mem, size);
+		return;
+	}
+	rte_free(mem);
 }
 
 dvshare_umem::~dvshare_umem()

@@ -163,8 +163,15 @@ struct dvshare_umem : dvs::Handle {
 	~dvshare_umem() override;
 	void let_go() override;
 
+	/* Free the memory dvshare allocated for it, once deregistered. */
+	void free_mem();
+
 	struct mlx5dv_devx_umem *dv = nullptr;
 	uint64_t size = 0;
+	void *mem = nullptr;    /* dvshare_umem_alloc()'s memory (any process) */
+	bool frees_mem = false; /* primary: mem is ours to rte_free() */
+	size_t mem_size = 0;    /* primary: its element's size, as DPDK said */
+	size_t mem_lead = 0;    /* primary: room its headers may take before it */
 };
 
 #endif

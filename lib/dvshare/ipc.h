@@ -47,8 +47,9 @@ struct RemoteCreate {
 	size_t inlen;
 	void *out;
 	size_t outlen;
-	uint64_t addr;  /* UMEM */
+	uint64_t addr;  /* UMEM: its start; with @alloc, the alignment */
 	uint64_t size;
+	bool alloc;     /* UMEM: the primary allocates it (kCreateAlloc) */
 };
 /* Ask the primary to create @c, waiting for its answer: 0 with the
  * object's registry slot and generation, or a negative errno (the

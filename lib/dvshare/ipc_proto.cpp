@@ -282,9 +282,19 @@ int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
 		*why = "unknown object kind " + std::to_string(out->kind);
 		return -EBADMSG;
 	}
-	if ((out->flags & ~kCreatePersist) != 0) {
+	if ((out->flags & ~(kCreatePersist | kCreateAlloc)) != 0) {
 		*why = "unknown create flags";
 		return -EBADMSG;
+	}
+	if ((out->flags & kCreateAlloc) != 0) {
+		if (out->kind != DVSHARE_TYPE_UMEM || out->size == 0 || out->addr == 0 ||
+		    out->addr > kAllocAlignMax || (out->addr & (out->addr - 1)) != 0 ||
+		    out->size > UINT64_MAX - out->addr) {
+			*why = "allocation of " + std::to_string(out->size) + " bytes aligned to " +
+			       std::to_string(out->addr) + " (a UMEM, a power of two up to 1 GiB)";
+			return -EBADMSG;
+		}
+		return 0;
 	}
 	if (out->kind == DVSHARE_TYPE_OBJ &&
 	    (out->inlen < DVSHARE_PRM_HDR_SIZE || out->inlen > kCreateInMax ||

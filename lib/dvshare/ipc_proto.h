@@ -161,13 +161,20 @@ constexpr uint32_t kCreateOutMax = 128;
 constexpr uint32_t kCreateInline = 48;
 /* CreateReq.flags: the object goes to the primary, outliving its creator. */
 constexpr uint32_t kCreatePersist = 1u << 0;
+/* CreateReq.flags, UMEM: the primary allocates the memory (@size bytes
+ * aligned to @addr, a power of two), and frees it when the UMEM is
+ * destroyed, whoever owned it (dvshare_umem_alloc()). */
+constexpr uint32_t kCreateAlloc = 1u << 1;
+/* The largest alignment such a UMEM may ask for (a 1 GiB page). */
+constexpr uint64_t kAllocAlignMax = 1ull << 30;
 
 /* Secondary -> primary: create @name on @ibdev for me. @kind is a
  * dvshare_type. VAR: @arg is mlx5dv_alloc_var()'s flags. OBJ: the command
  * is its first @inlen bytes: in @cmd up to kCreateInline, else in the one
  * fd (a memfd, sealed against writes and resizes by the sender, of
  * exactly @inlen bytes); @outlen is the caller's output buffer. UMEM:
- * [@addr, @addr + @size) in DPDK's shared memory, @arg the access flags. */
+ * [@addr, @addr + @size) in DPDK's shared memory, @arg the access flags;
+ * with kCreateAlloc, @size bytes the primary allocates, aligned to @addr. */
 struct CreateReq {
 	MpHdr hdr;
 	uint32_t seq;   /* echoed in the reply */

@@ -190,7 +190,8 @@ int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen)
 	q.hdr = mp_hdr();
 	q.seq = next_seq();
 	q.kind = c.kind;
-	q.flags = (c.flags & DVSHARE_CREATE_PERSIST) != 0 ? kCreatePersist : 0;
+	q.flags = ((c.flags & DVSHARE_CREATE_PERSIST) != 0 ? kCreatePersist : 0) |
+		  (c.alloc ? kCreateAlloc : 0);
 	q.arg = c.arg & ~DVSHARE_CREATE_PERSIST;
 	snprintf(q.ibdev, sizeof(q.ibdev), "%s", c.ibdev);
 	snprintf(q.name, sizeof(q.name), "%s", c.name);

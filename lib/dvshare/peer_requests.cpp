@@ -344,6 +344,9 @@ int PeerRequests::do_create(const Job &j, ReplyMsg *rep)
 		h = d->obj_create(r.name, j.cmd.data(), j.cmd.size(), out.data(), out.size(), o);
 		rep->outlen = std::min<uint32_t>(r.outlen, kCreateOutMax);
 		memcpy(rep->out, out.data(), rep->outlen);
+	} else if ((r.flags & kCreateAlloc) != 0) {
+		/* Memory of the primary's own making: freed with the UMEM. */
+		h = d->umem_alloc(r.name, r.size, r.addr, r.arg, o);
 	} else {
 		if (dpdk_memory_covers(r.addr, r.size, &why) != 0) {
 			DVS_LOG(ERR, "%s: UMEM %s of pid %d refused: %s", d->name().c_str(), r.name,

@@ -465,6 +465,15 @@ static void cmd_create(struct dvshare_dev *d, const char *what, const char *name
 			return reply_err("obj create");
 		reply("ok %u", dvshare_obj_id(o));
 		dvshare_obj_release(o);
+	} else if (strcmp(what, "amem") == 0) {
+		/* dvshare_umem_alloc(): @a bytes (default 8192) aligned to @b;
+		 * answers its address and the first byte, which must be 0. */
+		struct dvshare_umem *u = dvshare_umem_alloc(d, name, a ? a : 8192, b, persist);
+		if (u == NULL)
+			return reply_err("umem alloc");
+		const uint8_t *m = dvshare_umem_addr(u);
+		reply("ok %p %u", (const void *)m, m != NULL ? m[0] : 255u);
+		dvshare_umem_release(u);
 	} else if (strcmp(what, "dumem") == 0) {
 		/* DPDK memory, which a secondary's UMEM must be (@a bytes). */
 		size_t len = a ? a : 8192;

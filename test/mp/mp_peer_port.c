@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include <rte_errno.h>
-#include <rte_memzone.h>
+#include <rte_malloc.h>
 
 #include "app_port.h"
 #include "dvs_sim.h"
@@ -242,8 +242,7 @@ static void cmd_port(const char *line)
 		stop_stream(i);
 		rte_mempool_free(ports[i].p->pool);
 		ports[i].p->pool = NULL;
-		rte_memzone_free(ports[i].p->mz);
-		ports[i].p->mz = NULL;
+		rte_free(ports[i].p->mem); /* dvshare's to free: the bug */
 		return reply("ok");
 	}
 	if (sscanf(line, "port kick %255s", a) == 1) {
