@@ -15,6 +15,9 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <infiniband/verbs.h>
 
 #include "dvs_cunit.h"
 #include "dvs_sim.h"
@@ -217,6 +220,52 @@ static void test_sizes(void)
 
 /* Names of the wrong kind, objects that are gone, commands naming another
  * object, double releases. */
+/* A UMEM and its memory in one call: zeroed DPDK memory at the address
+ * asked for alignment, freed with the UMEM (DPDK's heap where it was). */
+static void test_umem_alloc(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t used0 = 0, used1 = 0, used2 = 0;
+
+	for (int sk = 0; sk < RTE_MAX_NUMA_NODES; sk++)
+		if (rte_malloc_get_socket_stats(sk, &st) == 0)
+			used0 += st.heap_allocsz_bytes;
+	FAILS_WITH(dvshare_umem_alloc(NULL, "a0", 4096, 0, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", 0, 0, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", 4096, 3, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", 4096, (size_t)1 << 31, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", SIZE_MAX, 0, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a b", 4096, 0, 0), EINVAL);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", 4096, 0, 1u << 30), EINVAL); /* access */
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", (size_t)1 << 40, 0, 0), ENOMEM);
+	struct dvshare_umem *u = dvshare_umem_alloc(dev, "a0", 100000, 1 << 16,
+						   IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	uint8_t *m = dvshare_umem_addr(u);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL((uintptr_t)m % (1 << 16), 0);
+	CU_ASSERT(m[0] == 0 && m[99999] == 0);
+	CU_ASSERT_NOT_EQUAL(dvshare_umem_id(u), 0);
+	FAILS_WITH(dvshare_umem_alloc(dev, "a0", 4096, 0, 0), EEXIST);
+	/* A UMEM over memory its caller gave has no address of dvshare's. */
+	struct dvshare_umem *r = dvshare_umem_reg(dev, "a1", mem, sizeof(mem), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_PTR_NULL(dvshare_umem_addr(r));
+	CU_ASSERT_PTR_NULL(dvshare_umem_addr(NULL));
+	dvshare_umem_release(r);
+	for (int sk = 0; sk < RTE_MAX_NUMA_NODES; sk++)
+		if (rte_malloc_get_socket_stats(sk, &st) == 0)
+			used1 += st.heap_allocsz_bytes;
+	CU_ASSERT(used1 >= used0 + 100000);
+	dvshare_umem_release(u);
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, "a0", 1000), 0);
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, "a1", 1000), 0);
+	for (int sk = 0; sk < RTE_MAX_NUMA_NODES; sk++)
+		if (rte_malloc_get_socket_stats(sk, &st) == 0)
+			used2 += st.heap_allocsz_bytes;
+	CU_ASSERT_EQUAL(used2, used0);
+}
+
 static void test_wrong_kind(void)
 {
 	uint8_t in[DVSHARE_PRM_VIRTQ_SIZE], out[DVSHARE_PRM_VIRTQ_SIZE];
@@ -323,6 +372,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_names),
 	DVS_TEST(test_duplicates),
 	DVS_TEST(test_sizes),
+	DVS_TEST(test_umem_alloc),
 	DVS_TEST(test_wrong_kind),
 	DVS_TEST(test_after_close),
 	DVS_TEST(test_events),

@@ -383,6 +383,31 @@ void test_create_request()
 	c.size = 0;
 	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
 	c.size = 4096;
+	/* The primary allocates: @addr is the alignment, a power of two up
+	 * to 1 GiB, and only a UMEM is allocated. */
+	c.flags = kCreateAlloc;
+	c.addr = 4096;
+	CU_ASSERT_EQUAL(decode(0), 0);
+	for (uint64_t bad : { 0ull, 3ull, 4097ull, (1ull << 31) }) {
+		c.addr = bad;
+		CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	}
+	c.addr = 1ull << 30;
+	CU_ASSERT_EQUAL(decode(0), 0);
+	c.size = UINT64_MAX - 100; /* size + alignment wraps */
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.size = 0;
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.size = 4096;
+	c.kind = DVSHARE_TYPE_VAR;
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.kind = DVSHARE_TYPE_UMEM;
+	c.flags = kCreateAlloc | kCreatePersist;
+	CU_ASSERT_EQUAL(decode(0), 0);
+	c.flags = 4;
+	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
+	c.flags = 0;
+	c.addr = 0x200000000000;
 	memset(c.name, 'n', sizeof(c.name)); /* unterminated */
 	CU_ASSERT_EQUAL(decode(0), -EBADMSG);
 	c.name[0] = '\0'; /* empty */
