@@ -117,9 +117,12 @@ static int object_row(struct dvshare_dev *d, const struct dvshare_info *info, vo
 		pmd_table_cell(t, "-");
 	else
 		pmd_table_cell(t, "%lu", (unsigned long)info->size);
-	/* Whose it is: the primary's, or the secondary that created it. */
+	/* Whose it is: the primary's, or the secondary that created it
+	 * (gone: an orphan awaiting its destroy). */
 	if (info->owner == 0)
 		pmd_table_cell(t, "primary");
+	else if (info->orphan)
+		pmd_table_cell(t, "%d(gone)", (int)info->owner);
 	else
 		pmd_table_cell(t, "%d", (int)info->owner);
 	pmd_table_cell(t, "%s", meta);

@@ -72,12 +72,16 @@ public:
 	int may_create(const dvs::PeerId &who, std::string *why);
 	uint32_t created_by(const dvs::PeerId &who);
 	unsigned int close_timeout_ms() const { return close_timeout_ms_; }
-	/* Coordinated destroy of every object @owner owns, in one batch: the
-	 * number destroyed, or as destroy_many(); on -EBUSY the pids that
-	 * did not let go in @blockers. What stays is still @owner's and
-	 * still counts against its quota (an orphan, once it is gone). */
-	int destroy_owned(const dvs::PeerId &owner, unsigned int timeout_ms,
+	/* Coordinated destroy of every object @owner owns that was published
+	 * by publish sequence @upto (what it made before a detach, not after
+	 * it attached again), in one batch: the number destroyed, or as
+	 * destroy_many(); on -EBUSY the pids that did not let go in
+	 * @blockers. What stays is still @owner's and still counts against
+	 * its quota (an orphan). */
+	int destroy_owned(const dvs::PeerId &owner, uint64_t upto, unsigned int timeout_ms,
 			  std::set<pid_t> *blockers);
+	/* The publish sequence of the newest object (primary). */
+	uint64_t publish_seq();
 	/* @who is gone: what it made persistent stops counting against its
 	 * quota (it still counts against the secondaries' total). */
 	void forget_creator(const dvs::PeerId &who);
@@ -134,6 +138,8 @@ public:
 	int general_cmd(const void *in, size_t inlen, void *out, size_t outlen);
 	int get_meta(const char *name, void *buf, size_t len);
 	int foreach(dvshare_foreach_cb cb, void *arg);
+	/* Primary: did a reclaim fail to destroy the object in @slot? */
+	bool orphan(uint32_t slot, uint32_t gen);
 	/* Primary: destroy everything and withdraw the registry. */
 	void close_primary();
 	/* Process exit: let go of this process's view only (unimport, unmap,
@@ -176,8 +182,9 @@ private:
 	 * object when both are null (found in the same walk that marks them,
 	 * for a close). */
 	int destroy_batch(const std::vector<std::string> *names, const dvs::PeerId *owner,
-			  unsigned int timeout_ms, std::set<pid_t> *blockers);
+			  uint64_t upto, unsigned int timeout_ms, std::set<pid_t> *blockers);
 	void let_go_locked(uint32_t slot);
+	void mark_orphan_locked(uint32_t slot, bool reclaim);
 	void reap_locked();
 	bool on_ipc_thread() const;
 	int wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing);

@@ -277,6 +277,14 @@ int dvshare_dev::get_meta(const char *name, void *buf, size_t len)
 	return snap.meta_len;
 }
 
+bool dvshare_dev::orphan(uint32_t slot, uint32_t gen)
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+	const Handle *h = store_.get(slot);
+
+	return h != nullptr && h->gen == gen && h->orphan;
+}
+
 int dvshare_dev::foreach(dvshare_foreach_cb cb, void *arg)
 {
 	if (cb == nullptr)
@@ -297,6 +305,7 @@ int dvshare_dev::foreach(dvshare_foreach_cb cb, void *arg)
 		info.size = e.size;
 		info.create_op = e.create_op;
 		info.owner = e.owner;
+		info.orphan = primary_ && orphan(s, e.gen);
 		rc = cb(this, &info, arg);
 		if (rc != 0)
 			return rc;

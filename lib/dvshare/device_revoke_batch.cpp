@@ -83,19 +83,30 @@ void live_items(const dvs::Registry &reg, std::vector<BatchItem> *items)
 }
 
 /* Every live object @owner owns (its handle says: the registry's pid may
- * be another process's by now). Under the device's ctl_. */
+ * be another process's by now) published by sequence @upto. Under the
+ * device's ctl_. */
 void owned_items(const dvs::SlotStore &store, const dvs::Registry &reg, const dvs::PeerId &owner,
-		 std::vector<BatchItem> *items)
+		 uint64_t upto, std::vector<BatchItem> *items)
 {
 	store.for_each([&](const Handle &h) {
 		RegEntry e;
 		if (h.peer == owner && reg.read(h.slot, &e) == 0 && e.gen == h.gen &&
-		    e.state == static_cast<uint32_t>(EntryState::Live))
+		    e.state == static_cast<uint32_t>(EntryState::Live) && e.pub_seq <= upto)
 			items->push_back({ h.slot, e.type, e.pub_seq, e.name });
 	});
 }
 
 } // namespace
+
+/* A reclaim could not destroy the object in @slot: an orphan, until a
+ * later try does (doc/api.md, "Orphans"). Under ctl_. */
+void dvshare_dev::mark_orphan_locked(uint32_t slot, bool reclaim)
+{
+	Handle *h = store_.get(slot);
+
+	if (reclaim && h != nullptr)
+		h->orphan = true;
+}
 
 std::vector<std::string> dvshare_dev::names_matching(const char *pattern)
 {
@@ -117,17 +128,24 @@ int dvshare_dev::destroy_many(const std::vector<std::string> &names, unsigned in
 		if (rc != 0)
 			return rc;
 	}
-	return destroy_batch(&names, nullptr, timeout_ms, nullptr);
+	return destroy_batch(&names, nullptr, 0, timeout_ms, nullptr);
 }
 
-int dvshare_dev::destroy_owned(const dvs::PeerId &owner, unsigned int timeout_ms,
+int dvshare_dev::destroy_owned(const dvs::PeerId &owner, uint64_t upto, unsigned int timeout_ms,
 			       std::set<pid_t> *blockers)
 {
-	return destroy_batch(nullptr, &owner, timeout_ms, blockers);
+	return destroy_batch(nullptr, &owner, upto, timeout_ms, blockers);
+}
+
+uint64_t dvshare_dev::publish_seq()
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+
+	return reg_.hdr()->publish_seq;
 }
 
 int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs::PeerId *owner,
-			       unsigned int timeout_ms, std::set<pid_t> *blockers)
+			       uint64_t upto, unsigned int timeout_ms, std::set<pid_t> *blockers)
 {
 	dvs::Library &lib = dvs::Library::get();
 	std::vector<BatchItem> items;
@@ -145,7 +163,7 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 		if (names != nullptr)
 			rc = resolve_names(reg_, *names, &items, name_);
 		else if (owner != nullptr)
-			owned_items(store_, reg_, *owner, &items);
+			owned_items(store_, reg_, *owner, upto, &items);
 		else
 			live_items(reg_, &items);
 		if (rc != 0)
@@ -173,8 +191,10 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 			DVS_LOG(ERR, "%s: destroy of %zu object(s) called off: pid(s) %s did not let go "
 				     "within %u ms", name_.c_str(), items.size(),
 				dvs::pid_list(missing).c_str(), timeout_ms);
-			for (const BatchItem &it : items)
+			for (const BatchItem &it : items) {
 				reg_.set_live(it.slot); /* nothing destroyed: same generations */
+				mark_orphan_locked(it.slot, owner != nullptr);
+			}
 			lib.stats.destroy_busy++;
 			if (blockers != nullptr)
 				*blockers = std::move(missing);
@@ -186,6 +206,7 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 			int krc = h != nullptr ? kill_kernel_object(h) : 0;
 			if (krc != 0) {
 				reg_.set_live(it.slot); /* the device kept it: still published */
+				mark_orphan_locked(it.slot, owner != nullptr);
 				refused = refused != 0 ? refused : krc;
 				continue;
 			}
@@ -258,7 +279,7 @@ int dvshare_dev::close_all(unsigned int timeout_ms)
 		std::lock_guard<std::mutex> lock(ctl_);
 		closing_ = true;
 	}
-	int rc = destroy_batch(nullptr, nullptr, timeout_ms, nullptr);
+	int rc = destroy_batch(nullptr, nullptr, 0, timeout_ms, nullptr);
 	if (rc < 0) {
 		std::lock_guard<std::mutex> lock(ctl_);
 		closing_ = false;

@@ -125,6 +125,12 @@ struct dvshare_info {
 				 *   up by a secondary (orphans, see doc/api.md):
 				 *   they are never given to the pid's next
 				 *   process. Added in 0.3. */
+	int orphan;             /**< primary only: 1 if @c owner has exited,
+				 *   died or detached and the destroy of the
+				 *   object failed (a secondary did not let go in
+				 *   time, or the device refused): it awaits a
+				 *   retry (an orphan, doc/api.md), else 0.
+				 *   Added in 0.3. */
 };
 
 /**

@@ -114,6 +114,7 @@ struct Handle {
 	PeerId peer;          /* primary: the secondary that owns it (none:
 				 the primary); RegEntry::owner is its pid */
 	PeerId creator;       /* primary: the secondary it was created for */
+	bool orphan = false;  /* primary: a reclaim of its owner failed */
 	bool for_peer = false; /* primary: created for a secondary (its memory
 				  DPDK's, checked then), persistent or not; kept */
 	uint32_t slot = 0;    /* registry slot */

@@ -136,9 +136,15 @@ void PeerRequests::reclaim(const PeerId &who, const std::string &dev)
 	/* Most peers never create: their death costs nothing here. */
 	if (creators_.count(who) == 0)
 		return;
-	if (dev.empty())
-		creators_.erase(who); /* gone for good */
-	queue_work_locked(Job{ Kind::Reclaim, who, {}, {}, {}, dev });
+	Job j{ Kind::Reclaim, who, {}, {}, {}, dev };
+	if (dev.empty()) {
+		creators_.erase(who); /* gone for good: all it owns */
+	} else {
+		std::shared_ptr<dvshare_dev> d = Library::get().hold(dev.c_str());
+		if (d != nullptr && d->primary())
+			j.upto = d->publish_seq();
+	}
+	queue_work_locked(std::move(j));
 }
 
 void PeerRequests::unblocked(pid_t pid)
@@ -172,10 +178,12 @@ void PeerRequests::queue_work_locked(Job j)
 		for (Job &q : work_) {
 			if (q.kind != Kind::Reclaim || q.who != j.who)
 				continue;
-			if (q.dev.empty() || q.dev == j.dev)
-				return; /* the queued one does it */
-			if (j.dev.empty()) {
-				q.dev.clear(); /* now all its devices */
+			if (q.dev.empty() || q.dev == j.dev || j.dev.empty()) {
+				/* The queued one does it, up to the later bound;
+				 * a gone peer's takes all its devices. */
+				q.upto = std::max(q.upto, j.upto);
+				if (j.dev.empty())
+					q.dev.clear();
 				return;
 			}
 		}
@@ -201,6 +209,7 @@ bool PeerRequests::next_work_locked(Job *j)
 		/* Not tried again until this try has ended (it sets the next). */
 		o.next_try = Clock::time_point::max();
 		*j = Job{ Kind::Reclaim, key.first, {}, {}, {}, key.second };
+		j->upto = o.upto;
 		return true;
 	}
 	return false;
@@ -432,7 +441,7 @@ void PeerRequests::reclaim_on(dvshare_dev *d, const Job &j, bool retry)
 	std::set<pid_t> blockers;
 	/* A retry that fails again is no news: said at debug level. */
 	log_demoted = retry;
-	int rc = d->destroy_owned(j.who, d->close_timeout_ms(), &blockers);
+	int rc = d->destroy_owned(j.who, j.upto, d->close_timeout_ms(), &blockers);
 	log_demoted = false;
 	if (rc > 0)
 		DVS_LOG(INFO, "%s: %d object(s) of pid %d destroyed: it %s", d->name().c_str(), rc,
@@ -444,6 +453,7 @@ void PeerRequests::reclaim_on(dvshare_dev *d, const Job &j, bool retry)
 	}
 	auto [it, fresh] = orphans_.try_emplace(key);
 	Orphans &o = it->second;
+	o.upto = fresh ? j.upto : std::max(o.upto, j.upto);
 	if (!fresh)
 		o.backoff_ms = std::min(o.backoff_ms * 2, kRetryMostMs);
 	o.blockers = std::move(blockers);

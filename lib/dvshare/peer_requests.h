@@ -67,7 +67,8 @@ public:
 	void create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd);
 	void destroy(const PeerId &who, const DestroyReq &req);
 	/* @who is gone (@dev empty) or let go of @dev: destroy what it owns
-	 * there; what cannot be destroyed stays its own (orphans). */
+	 * there (made by now: not what it makes after attaching again); what
+	 * cannot be destroyed stays its own (orphans). */
 	void reclaim(const PeerId &who, const std::string &dev);
 	/* @pid answered a revoke late, left a device or died: the orphans it
 	 * held up are tried again. Never waits (interrupt thread). */
@@ -84,6 +85,9 @@ private:
 		DestroyReq destroy;
 		std::vector<uint8_t> cmd;
 		std::string dev;
+		/* Reclaim: what was published by this sequence (a detach's
+		 * reclaim spares what the peer made after attaching again). */
+		uint64_t upto = UINT64_MAX;
 	};
 	using Clock = std::chrono::steady_clock;
 	/* What a reclaim left of @who's on one device. */
@@ -92,6 +96,7 @@ private:
 		Clock::time_point next_try;
 		int backoff_ms = kRetryFirstMs;
 		Clock::time_point last_unblocked;
+		uint64_t upto = UINT64_MAX;
 	};
 	using OrphanKey = std::pair<PeerId, std::string>;
 

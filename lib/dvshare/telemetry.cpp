@@ -124,6 +124,7 @@ void add_object_fields(struct rte_tel_data *o, const struct dvshare_info *info)
 	dvs_tel_dict_uint(o, "meta_len", info->meta_len);
 	/* 0: the primary's; else the pid of the secondary that owns it. */
 	rte_tel_data_add_dict_int(o, "owner", info->owner);
+	rte_tel_data_add_dict_int(o, "orphan", info->orphan);
 	if (info->type == DVSHARE_TYPE_OBJ) {
 		dvs_tel_dict_uint(o, "obj_type", info->obj_type);
 		dvs_tel_dict_uint(o, "create_op", info->create_op);

@@ -267,6 +267,7 @@ static void test_quota_not_escaped_by_detach(void)
 	       held);
 	CU_ASSERT_EQUAL(made, 4);
 	CU_ASSERT_EQUAL(held, 4);
+	REPLY_IS(&s.prim, "ok 4", "orphans " DEV); /* detached: marked so */
 	/* Once the stopped peer goes, the orphans go too, and the count. */
 	kill(stuck->pid, SIGKILL);
 	CU_ASSERT_EQUAL(peer_wait(stuck, MP_TIMEOUT_MS), 128 + SIGKILL);
@@ -274,6 +275,37 @@ static void test_quota_not_escaped_by_detach(void)
 		usleep(10000);
 	CU_ASSERT_EQUAL(owned(&s, a->pid), 0);
 	OK(a, "create " DEV " flowcounter again");
+	scene_end(&s);
+}
+
+/* A detach's reclaim takes what the peer made before it, never what it
+ * makes after attaching again: o1 is made, the peer detaches while a
+ * stopped peer holds the reclaim up (o1 an orphan), attaches again and
+ * makes o2; once the stopped peer answers, the retry destroys o1 and o2
+ * stays the peer's. (Without the bound, the retry took o2 as well: the
+ * soak saw a create answered and its object gone before its import.) */
+static void test_reattach_keeps_new_objects(void)
+{
+	struct scene s;
+	char want[32];
+
+	limited_scene(&s, "reattach");
+	struct peer *stuck = mp_scene_secondary(&s, NULL), *a = mp_scene_secondary(&s, NULL);
+	CU_ASSERT_FATAL(stuck != NULL && a != NULL);
+	REPLY_IS(stuck, "ok 0", "count " DEV);
+	OK(a, "create " DEV " flowcounter o1");
+	kill(stuck->pid, SIGSTOP);
+	OK(a, "close " DEV);
+	OK(a, "create " DEV " flowcounter o2"); /* attached again */
+	usleep(1500 * 1000); /* the reclaim of o1 times out: an orphan */
+	REPLY_IS(&s.prim, "ok 1", "orphans " DEV);
+	kill(stuck->pid, SIGCONT); /* it answers late: the reclaim is tried again */
+	for (int i = 0; i < 500 && ok_num(peer_cmd(&s.prim, "count " DEV)) != 1; i++)
+		usleep(10000);
+	snprintf(want, sizeof(want), "ok %d", (int)a->pid);
+	REPLY_IS(&s.prim, want, "owner " DEV " o2");
+	REPLY_IS(&s.prim, "ok 1", "count " DEV);
+	REPLY_IS(&s.prim, "ok 0", "orphans " DEV);
 	scene_end(&s);
 }
 
@@ -358,6 +390,7 @@ static void test_reused_pid_inherits_nothing(void)
 	snprintf(want, sizeof(want), "ok %d", (int)pid);
 	REPLY_IS(&s.prim, want, "owner " DEV " b1");
 	REPLY_IS(&s.prim, want, "owner " DEV " a1"); /* an orphan, under the pid it had */
+	REPLY_IS(&s.prim, "ok 1", "orphans " DEV);    /* a1, not b1 */
 	kill(stuck->pid, SIGCONT); /* it answers late: a1's reclaim is tried again */
 	OK(b, "destroy " DEV " b1 5000");
 	for (int i = 0; i < 500 && ok_num(peer_cmd(&s.prim, "count " DEV)) != 0; i++)
@@ -475,6 +508,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_log_budget_survives_detach),
 	DVS_TEST(test_create_never_waits_for_destroy),
 	DVS_TEST(test_quota_not_escaped_by_detach),
+	DVS_TEST(test_reattach_keeps_new_objects),
 	DVS_TEST(test_registry_room_kept),
 	DVS_TEST(test_reused_pid_inherits_nothing),
 	DVS_TEST(test_threads_bounded),

@@ -105,7 +105,8 @@ static struct dvs_sim_engine **engine_of(const char *dev)
 struct owner_arg {
 	const char *name;
 	pid_t owner;
-	unsigned int owned; /* objects @owner owns, when @name is NULL */
+	unsigned int owned;   /* objects @owner owns, when @name is NULL */
+	unsigned int orphans; /* objects marked orphans, when @name is NULL */
 };
 
 static int owner_cb(struct dvshare_dev *d, const struct dvshare_info *info, void *arg)
@@ -115,6 +116,7 @@ static int owner_cb(struct dvshare_dev *d, const struct dvshare_info *info, void
 	(void)d;
 	if (o->name == NULL) {
 		o->owned += info->owner == o->owner;
+		o->orphans += info->orphan != 0;
 		return 0;
 	}
 	if (strcmp(info->name, o->name) != 0)
@@ -124,14 +126,15 @@ static int owner_cb(struct dvshare_dev *d, const struct dvshare_info *info, void
 }
 
 /* "owner <dev> <name>": its owner's pid (0: the primary); "owned <dev>
- * <pid>": how many objects pid owns. */
+ * <pid>": how many objects pid owns; "orphans <dev>" (@pid -1): how many
+ * objects are marked orphans. */
 static void cmd_owner(struct dvshare_dev *d, const char *name, long pid)
 {
-	struct owner_arg o = { name, (pid_t)pid, 0 };
+	struct owner_arg o = { name, (pid_t)pid, 0, 0 };
 	int rc = dvshare_foreach(d, owner_cb, &o);
 
 	if (name == NULL)
-		reply("ok %u", o.owned);
+		reply("ok %u", pid < 0 ? o.orphans : o.owned);
 	else if (rc == 1)
 		reply("ok %d", (int)o.owner);
 	else
@@ -902,6 +905,9 @@ static int run(char *line)
 	} else if (sscanf(line, "owned %255s %u", a, &x) == 2) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_owner(d, NULL, (long)x);
+	} else if (sscanf(line, "orphans %255s", a) == 1) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_owner(d, NULL, -1);
 	} else if (sscanf(line, "adopt %255s", a) == 1) {
 		cmd_adopt(a);
 	} else if (sscanf(line, "publish %255s %255s %255s", a, b, c) == 3) {
