@@ -181,6 +181,23 @@ template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
 	return static_cast<H *>(h);
 }
 
+/* A secondary's UMEM, made by the primary: over [@addr, +@size), or
+ * (@alloc) over @size bytes it allocates aligned to @addr. */
+dvshare_umem *remote_umem(dvshare_dev *dev, const char *name, uint32_t access, uint64_t addr,
+			  uint64_t size, bool alloc)
+{
+	dvs::RemoteCreate c{};
+
+	c.name = name;
+	c.kind = DVSHARE_TYPE_UMEM;
+	c.flags = access & DVSHARE_CREATE_PERSIST;
+	c.arg = access & ~DVSHARE_CREATE_PERSIST;
+	c.addr = addr;
+	c.size = size;
+	c.alloc = alloc;
+	return remote_create<dvshare_umem>(dev, c);
+}
+
 dvshare_obj *obj_create(dvshare_dev *dev, const char *name, const void *in, size_t inlen,
 			void *out, size_t outlen, uint32_t flags)
 {
@@ -289,14 +306,7 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 		}
 		if (dev->primary())
 			return dev->umem_reg(name, addr, size, access);
-		dvs::RemoteCreate c{};
-		c.name = name;
-		c.kind = DVSHARE_TYPE_UMEM;
-		c.flags = access & DVSHARE_CREATE_PERSIST;
-		c.arg = access & ~DVSHARE_CREATE_PERSIST;
-		c.addr = reinterpret_cast<uintptr_t>(addr);
-		c.size = size;
-		return remote_create<dvshare_umem>(dev, c);
+		return remote_umem(dev, name, access, reinterpret_cast<uintptr_t>(addr), size, false);
 	});
 }
 
@@ -314,15 +324,7 @@ struct dvshare_umem *dvshare_umem_alloc(struct dvshare_dev *dev, const char *nam
 		}
 		if (dev->primary())
 			return dev->umem_alloc(name, size, align, access);
-		dvs::RemoteCreate c{};
-		c.name = name;
-		c.kind = DVSHARE_TYPE_UMEM;
-		c.flags = access & DVSHARE_CREATE_PERSIST;
-		c.arg = access & ~DVSHARE_CREATE_PERSIST;
-		c.addr = align;
-		c.size = size;
-		c.alloc = true;
-		return remote_create<dvshare_umem>(dev, c);
+		return remote_umem(dev, name, access, align, size, true);
 	});
 }
 

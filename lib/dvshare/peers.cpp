@@ -136,6 +136,19 @@ bool Peers::on_listen(int lfd)
 		pid_t pid = 0;
 		uid_t uid = 0;
 		int rc = channel_accept(lfd, &fd, &pid, &uid);
+		if (rc == -EMFILE) {
+			/* Out of fds: that connection was refused with the fd
+			 * kept in reserve (channel.cpp). Connections that said
+			 * no hello in time go now, so that the next one fits. */
+			{
+				std::lock_guard<std::mutex> lock(mu_);
+				make_room_locked();
+				sweep_locked();
+			}
+			Library::get().refused("channel", "no fd left for a new connection "
+					       "(RLIMIT_NOFILE): connections without a hello in time closed", 0);
+			return true;
+		}
 		if (rc <= 0)
 			return true; /* nothing more now (an error is the next one's) */
 		std::lock_guard<std::mutex> lock(mu_);
@@ -155,8 +168,13 @@ bool Peers::on_listen(int lfd)
 				return on_channel(raw);
 			}, &err);
 		if (c->chan == nullptr) {
-			DVS_LOG(ERR, "cannot watch the channel of pid %d: %s", pid,
-				strerror(err != 0 ? -err : errno));
+			/* Out of fds, most likely (a peer holding many
+			 * connections): refused and counted, its lines under
+			 * the log budget of that pid. */
+			int e = err != 0 ? -err : errno;
+			Library::get().refused("channel", "cannot watch the channel of pid " +
+					       std::to_string(pid) + ": " + strerror(e) +
+					       (e == EMFILE ? " (RLIMIT_NOFILE)" : ""), pid);
 			continue;
 		}
 		conns_.push_back(std::move(c));

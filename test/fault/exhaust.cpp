@@ -15,6 +15,10 @@
  *                                     channel closed; "welcomed W refused
  *                                     R", then it lives on until a line
  *                                     comes on its stdin
+ *   exhaust squat RUNTIME_DIR N       N connections to the channel that
+ *                                     never say hello, held until a line
+ *                                     comes on its stdin ("forged" is how
+ *                                     many connected)
  *   exhaust longpath RUNTIME_DIR      a hello from a process that does not
  *                                     map the prefix's config, but maps a
  *                                     file whose path is long enough that
@@ -95,6 +99,26 @@ int reconnect(int n)
 	if (fgets(line, sizeof(line), stdin) == nullptr)
 		return 2;
 	return 0;
+}
+
+int squat(int n)
+{
+	std::vector<int> held;
+
+	for (int i = 0; i < n; i++) {
+		int fd = unix_to(SOCK_SEQPACKET, rt + "/dvshare_channel");
+		if (fd >= 0)
+			held.push_back(fd);
+	}
+	printf("exhaust: squat: %zu of %d connected\n", held.size(), n);
+	forged = static_cast<int>(held.size());
+	printf("forged %d\n", forged);
+	fflush(stdout);
+	char line[16];
+	int rc = fgets(line, sizeof(line), stdin) == nullptr ? 2 : 0;
+	for (int fd : held)
+		close(fd);
+	return rc;
 }
 
 /* The line of this process's maps that maps @addr. */
@@ -194,7 +218,7 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s mpfds|reconnect|longpath RUNTIME_DIR [N]\n", argv[0]);
+		fprintf(stderr, "usage: %s mpfds|reconnect|squat|longpath RUNTIME_DIR [N]\n", argv[0]);
 		return 2;
 	}
 	rt = argv[2];
@@ -204,6 +228,8 @@ int main(int argc, char **argv)
 		rc = mpfds(atoi(argv[3]));
 	else if (cmd == "reconnect" && argc == 4)
 		rc = reconnect(atoi(argv[3]));
+	else if (cmd == "squat" && argc == 4)
+		rc = squat(atoi(argv[3]));
 	else if (cmd == "longpath" && argc == 3)
 		rc = longpath();
 	printf("forged %d\n", forged);

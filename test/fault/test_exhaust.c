@@ -120,6 +120,51 @@ static void logged_scene(struct scene *s, const char *tag, char *path, size_t le
 	CU_ASSERT_EQUAL_FATAL(mp_scene_start(s, tag, env), 0);
 }
 
+/* Out of fds: 40 connections that never say hello, against a primary
+ * that may open only 12 more fds. Each connection it cannot take (no fd
+ * to accept it, taken then with the fd it keeps in reserve and closed;
+ * or none to watch it) is refused and counted, its log lines under the
+ * attacker's log budget; the connections that said no hello in time are
+ * closed, so a real secondary gets in while the squatters still hold
+ * theirs. (Before, each connection it could not watch logged an ERR line
+ * of its own, 34 for these 40, and none was counted.) */
+static void test_fd_exhaustion_refused_cleanly(void)
+{
+	struct scene s;
+	struct peer h;
+	char path[128];
+
+	logged_scene(&s, "nofile", path, sizeof(path));
+	OK(&s.prim, "open " DEV);
+	long fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	long r0 = mp_refused(&s.prim);
+	OK(&s.prim, "nofile %ld", fds0 + 12);
+	CU_ASSERT_EQUAL_FATAL(mp_attacker_start(&h, exhaust_prog, &s, "squat", "40", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	usleep(2500 * 1000); /* past the 2 s a connection has for its hello */
+	struct peer *p = NULL;
+	for (int tries = 0; tries < 3 && p == NULL; tries++) {
+		p = mp_scene_secondary(&s, NULL); /* one attempt may meet the limit */
+		if (p != NULL && strcmp(peer_cmd(p, "count " DEV), "ok 0") != 0) {
+			peer_stop(p);
+			p = NULL;
+		}
+	}
+	long refused = mp_refused(&s.prim) - r0;
+	printf("%s: a secondary attached %s, 40 squatters holding; %ld refusal(s) counted\n",
+	       __func__, p != NULL ? "" : "NOT", refused);
+	CU_ASSERT_PTR_NOT_NULL(p);
+	CU_ASSERT(refused >= 20);
+	CU_ASSERT_EQUAL(peer_send(&h, "go"), 0);
+	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 0);
+	OK(&s.prim, "nofile 1024");
+	scene_end(&s);
+	int lines = mp_count_in_file(path, "cannot watch the channel");
+	printf("%s: %d line(s) said so\n", __func__, lines);
+	CU_ASSERT(lines >= 1 && lines <= 9); /* its budget: 8, then one saying the rest go at debug */
+	unlink(path);
+}
+
 /* Routine use logs nothing at the default level: 16 secondaries one after
  * another attach, create a flow counter and exit (which takes it). Before,
  * each cycle logged a NOTICE line ("1 object(s) of pid N destroyed: it is
@@ -504,6 +549,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_rte_mp_fds_not_kept),
 	DVS_TEST(test_reconnect_no_leak),
 	DVS_TEST(test_long_path_no_dpdk_process),
+	DVS_TEST(test_fd_exhaustion_refused_cleanly),
 	DVS_TEST(test_routine_use_quiet),
 	DVS_TEST(test_log_budget_survives_detach),
 	DVS_TEST(test_create_never_waits_for_destroy),

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
@@ -1114,6 +1115,15 @@ static int run(char *line)
 			reply("ok %llu", (unsigned long long)st.refused);
 	} else if (strcmp(line, "fdcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/fd", 0));
+	} else if (sscanf(line, "nofile %u", &x) == 1) {
+		/* This process's fd limit (RLIMIT_NOFILE's soft limit). */
+		struct rlimit rl;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = x;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			reply_err("setrlimit");
+		else
+			reply("ok");
 	} else if (strcmp(line, "threadcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/task", 0) + 1); /* no fd of its own */
 	} else if (strcmp(line, "heapused") == 0) {
