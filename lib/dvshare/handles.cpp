@@ -9,6 +9,9 @@
 #include <cinttypes>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include <sys/mman.h>
 
 #include <rte_malloc.h>
 
@@ -116,6 +119,16 @@ void dvshare_umem::free_mem()
 		return;
 	frees_mem = false;
 	const auto at = reinterpret_cast<uintptr_t>(mem);
+	/* After rte_eal_cleanup() DPDK's memory and its memory config are
+	 * unmapped: nothing is left to free, and no DPDK call may be made
+	 * (doc/api.md). mincore() says so without touching either. */
+	const uintptr_t page = 4096, lo = (at - mem_lead) & ~(page - 1);
+	std::vector<unsigned char> v((at + size - lo + page - 1) / page);
+	if (mincore(reinterpret_cast<void *>(lo), at + size - lo, v.data()) != 0) {
+		DVS_LOG(INFO, "%s: the memory of UMEM %s is no longer mapped (DPDK cleaned up): "
+			      "nothing to free", dev->name().c_str(), name);
+		return;
+	}
 	std::string why;
 	size_t sz = 0;
 	if (dvs::dpdk_memory_covers(at - mem_lead, mem_lead + size, &why) != 0 ||

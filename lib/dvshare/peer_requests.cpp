@@ -132,18 +132,20 @@ void PeerRequests::destroy(const PeerId &who, const DestroyReq &req)
 void PeerRequests::reclaim(const PeerId &who, const std::string &dev)
 {
 	unblocked(who.pid); /* whatever it held up may go now */
-	std::lock_guard<std::mutex> lock(mu_);
-	/* Most peers never create: their death costs nothing here. */
-	if (creators_.count(who) == 0)
-		return;
 	Job j{ Kind::Reclaim, who, {}, {}, {}, dev };
-	if (dev.empty()) {
-		creators_.erase(who); /* gone for good: all it owns */
-	} else {
+	if (!dev.empty()) {
+		/* Before taking mu_, which stays a leaf: the interrupt thread
+		 * calls unblocked() under the library's lock. */
 		std::shared_ptr<dvshare_dev> d = Library::get().hold(dev.c_str());
 		if (d != nullptr && d->primary())
 			j.upto = d->publish_seq();
 	}
+	std::lock_guard<std::mutex> lock(mu_);
+	/* Most peers never create: their death costs nothing here. */
+	if (creators_.count(who) == 0)
+		return;
+	if (dev.empty())
+		creators_.erase(who); /* gone for good: all it owns */
 	queue_work_locked(std::move(j));
 }
 

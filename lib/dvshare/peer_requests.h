@@ -118,6 +118,8 @@ private:
 	void run_reclaim(const Job &j);
 	void reclaim_on(struct dvshare_dev *d, const Job &j, bool retry);
 
+	/* A leaf: nothing else is locked under it (unblocked() runs under the
+	 * library's lock, on the interrupt thread). */
 	std::mutex mu_;
 	std::condition_variable creates_cv_;
 	std::condition_variable work_cv_;

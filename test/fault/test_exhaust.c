@@ -159,9 +159,14 @@ static void test_fd_exhaustion_refused_cleanly(void)
 	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 0);
 	OK(&s.prim, "nofile 1024");
 	scene_end(&s);
-	int lines = mp_count_in_file(path, "cannot watch the channel");
+	/* A connection with no fd to accept it is refused before its pid is
+	 * known (the budget of refusals without a pid: 8 lines); one that
+	 * could not be watched, under its pid's (8, then one saying the rest
+	 * go at debug). Which of the two each meets depends on the fds left. */
+	int lines = mp_count_in_file(path, "cannot watch the channel") +
+		    mp_count_in_file(path, "no fd left for a new connection");
 	printf("%s: %d line(s) said so\n", __func__, lines);
-	CU_ASSERT(lines >= 1 && lines <= 9); /* its budget: 8, then one saying the rest go at debug */
+	CU_ASSERT(lines >= 1 && lines <= 17);
 	unlink(path);
 }
 

@@ -134,7 +134,7 @@ def test_objects_in_pages(ctx):
     check(len(objs) == total, "%d distinct keys over both pages" % len(objs))
     db0 = objs["db0"]
     check(db0 == {"name": "db0", "type": "var", "id": 0, "size": 4096, "meta_len": 0,
-                  "owner": 0},
+                  "owner": 0, "orphan": 0},
           "db0: %r" % db0)
     # A name a telemetry key cannot hold ('.') keeps its real name inside.
     u1 = objs["q0_umem1"]
