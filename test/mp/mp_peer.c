@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1124,6 +1125,10 @@ static int run(char *line)
 			reply_err("setrlimit");
 		else
 			reply("ok");
+	} else if (strcmp(line, "mallocused") == 0) {
+		/* Bytes the C library's heap holds for live allocations, every
+		 * arena (what RSS keeps after a free does not count). */
+		reply("ok %zu", mallinfo2().uordblks);
 	} else if (strcmp(line, "threadcount") == 0) {
 		reply("ok %d", count_entries("/proc/self/task", 0) + 1); /* no fd of its own */
 	} else if (strcmp(line, "heapused") == 0) {
