@@ -122,6 +122,11 @@ static void unmake(struct app_port *p, unsigned int timeout_ms)
 		obj_name(n, p, i == 0 ? "rxq" : "txq");
 		app_virtq_destroy(p->dev, n, timeout_ms);
 	}
+	/* The queues are gone: nothing uses the buffers. The pool goes before
+	 * its memory, which N.umem's destroy frees. */
+	if (p->pool != NULL)
+		rte_mempool_free(p->pool);
+	p->pool = NULL;
 	obj_name(n, p, "key");
 	dvshare_destroy(p->dev, n, timeout_ms);
 	obj_name(n, p, "umem");
@@ -130,12 +135,9 @@ static void unmake(struct app_port *p, unsigned int timeout_ms)
 	dvshare_destroy(p->dev, n, timeout_ms);
 }
 
-/* After unmake(): the memory under the pool went with N.umem (the pool
- * never frees its objects' memory, which it did not allocate). */
+/* After unmake(), which freed the pool and, with N.umem, its memory. */
 static void free_port(struct app_port *p)
 {
-	if (p->pool != NULL)
-		rte_mempool_free(p->pool);
 	free(p->meta);
 	free(p);
 }
