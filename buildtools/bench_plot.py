@@ -72,23 +72,21 @@ plot %s
 
 
 def plot_lookup(doc, sec, out):
-    rows = ['"dvshare\\nsecondary" %g' % sec["secondary_ns"],
-            '"dvshare\\nprimary" %g' % sec["primary_ns"],
-            '"rte_hash\\n(baseline)" %g' % sec["rte_hash_ns"]]
+    rows = ['"%d objects" %g %g %g' % (p["objects"], p["secondary_ns"], p["primary_ns"],
+                                       p["rte_hash_ns"]) for p in sec["points"]]
     gnuplot("""%s
 set output '%s'
-set title "Lookup + release, %d objects, round-robin over all names\\n%s"
+set title "Lookup + release, round-robin over all names\\n%s"
 set ylabel 'ns per lookup'
+set style data histograms
+set style histogram clustered gap 1
 set style fill solid 0.6 border -1
-set boxwidth 0.5
 set yrange [0:*]
 set grid ytics
-set bmargin 4
-%s
-unset key
-plot $lookup using 0:2:xtic(1) with boxes, '' using 0:2:(sprintf('%%.0f ns', $2)) with labels offset 0,1
-""" % (TERMINAL, out, sec["objects"], machine_line(doc), goal_line(100, "goal 100 ns", 0.82, 106)),
-            {"lookup": rows})
+set key top left
+plot $lookup using 2:xtic(1) title 'dvshare, secondary', '' using 3 title 'dvshare, primary', \\
+     '' using 4 title 'rte_hash (baseline)'
+""" % (TERMINAL, out, machine_line(doc)), {"lookup": rows})
 
 
 def plot_revoke(doc, sec, out):

@@ -161,6 +161,9 @@ int bench_tell(struct bench_child *c, const char *line);
  * reap it. 0 when it exited with 0, else -1 after saying why. */
 int bench_collect(struct bench_child *c, char *line, size_t len);
 /* Spawn, then collect: the one line of a child that runs and exits. */
+/* Section 3's objects: VARs at most this many (the sim has 4,096 pages). */
+#define BENCH_LOOKUP_VARS 4000u
+
 int bench_run_child(const struct bench_ctx *x, const char *dev, const char *role,
 		    const char *mode, int objects, char *line, size_t len);
 /* Kill and reap every child still running (on failure). */

@@ -94,7 +94,7 @@ static int bulk_names(unsigned int n, char (**names)[DVSHARE_NAME_MAX], uint8_t 
 		return -1;
 	for (unsigned int i = 0; i < n; i++) {
 		snprintf((*names)[i], DVSHARE_NAME_MAX, "%s%u", BENCH_BULK, i);
-		(*kinds)[i] = (uint8_t)app_bulk_kind(i, APP_BULK_ALL_VARS);
+		(*kinds)[i] = (uint8_t)app_bulk_kind(i, BENCH_LOOKUP_VARS);
 	}
 	return 0;
 }

@@ -229,6 +229,61 @@ out:
 	return rc;
 }
 
+/* ms for dvshare_dev_close() of @n objects with @nsec (0 or 1) eager
+ * secondaries attached. */
+static int close_point(struct bench_ctx *x, const char *name, unsigned int n, int nsec,
+		       double *ms)
+{
+	struct bench_child kid;
+	struct dvshare_dev *dev = bench_dev_open(name, n > 16384 ? n : 0);
+	double t;
+
+	if (dev == NULL || bench_publish(dev, BENCH_BULK, 0, n, BENCH_LOOKUP_VARS) != 0 ||
+	    (nsec != 0 && start_idle(x, name, &kid, 1) != 0))
+		return -1;
+	t = bench_now();
+	if (bench_dev_close(dev) != 0)
+		return -1;
+	*ms = (bench_now() - t) * 1e3;
+	return nsec != 0 ? stop_idle(&kid, 1, 1) : 0;
+}
+
+/* Section 6 (c): the close against the object count, alone and with one
+ * secondary: it should grow in proportion. */
+static int close_curve(struct bench_ctx *x, const char *name)
+{
+	static const unsigned int counts[] = { 1000, 10000, 100000 };
+	const int npts = x->o->quick ? 2 : 3;
+	double ms[3][2];
+	char what[96];
+
+	for (int i = 0; i < npts; i++)
+		for (int k = 0; k < 2; k++)
+			if (close_point(x, name, counts[i], k, &ms[i][k]) != 0)
+				return -1;
+	printf("   (c) dvshare_dev_close() against the object count, ms:\n");
+	printf("       %-10s %14s %16s\n", "objects", "no secondary", "one secondary");
+	for (int i = 0; i < npts; i++)
+		printf("       %-10u %14.1f %16.1f\n", counts[i], ms[i][0], ms[i][1]);
+	bj_arr("close_curve");
+	for (int i = 0; i < npts; i++) {
+		bj_obj(NULL);
+		bj_int("objects", counts[i]);
+		bj_num("alone_ms", ms[i][0]);
+		bj_num("one_secondary_ms", ms[i][1]);
+		bj_end();
+	}
+	bj_end();
+	if (npts < 3)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		snprintf(what, sizeof(what), "close of 100,000 / close of 10,000, %s",
+			 k == 0 ? "no secondary" : "one secondary");
+		bench_goal(6, what, ms[2][k] / ms[1][k], 12, "x");
+	}
+	return 0;
+}
+
 int bench_s6_batch(struct bench_ctx *x)
 {
 	const int objs = 10000, n = x->o->quick ? 200 : 1000, nsec = MAX_IDLE;
@@ -283,5 +338,5 @@ int bench_s6_batch(struct bench_ctx *x)
 	bj_num("one_by_one_ms", one * 1e3);
 	bj_num("destroy_many_ms", many * 1e3);
 	bj_num("ratio", one / many);
-	return 0;
+	return close_curve(x, name);
 }

@@ -55,22 +55,21 @@ void dvshare_dev::teardown()
 
 void dvshare_dev::drop_handles(enum dvshare_type type)
 {
-	auto keep = [](std::unique_ptr<Handle> &h) {
+	auto keep = [](const dvs::HandlePtr<> &h) {
 		if (h->refs() == 0)
 			return false;
 		h->revoke_and_drain();
-		h->unreachable = true;
 		h->let_go();
 		return true;
 	};
 	for (uint32_t s : store_.slots()) {
 		if (store_.get(s)->type != type)
 			continue;
-		std::unique_ptr<Handle> h = store_.take(s);
+		dvs::HandlePtr<> h = store_.take(s);
 		if (h != nullptr && keep(h))
-			retired_.push_back(std::move(h));
+			retired_.emplace(h.get(), std::move(h));
 	}
-	std::erase_if(retired_, [&](auto &h) { return h->type == type && !keep(h); });
+	std::erase_if(retired_, [&](auto &kv) { return kv.second->type == type && !keep(kv.second); });
 }
 
 int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx, bool owns,
@@ -238,8 +237,8 @@ void dvshare_dev::abandon()
 	std::lock_guard<std::mutex> lock(ctl_);
 
 	store_.for_each([](Handle &h) { h.owner = false; });
-	for (auto &h : retired_)
-		h->owner = false;
+	for (auto &kv : retired_)
+		kv.second->owner = false;
 	/* EAL cleanup has already freed the service library's state. */
 	(void)engine_.release();
 }
@@ -293,7 +292,7 @@ int dvshare_dev::engine_steer(int tx_queue, int rx_queue, const char *counter)
 		id = o->obj_id;
 		bool revoked;
 		if (h->put(&revoked) && revoked)
-			reap();
+			reap(h);
 		if (!is_counter)
 			return -EINVAL;
 	}

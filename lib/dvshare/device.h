@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -123,8 +124,8 @@ public:
 	void revoke_local_batch(uint32_t revoke_id, std::vector<std::string> *names);
 	/* Secondary, after attach: drop imports the registry no longer has. */
 	void revalidate();
-	/* A revoked handle lost its last reference. */
-	void reap();
+	/* Revoked handle @h lost its last reference: back to the pool. */
+	void reap(dvs::Handle *h);
 
 	/* Software device only: the engine as a DPDK service (primary). */
 	int engine_start(uint32_t *service_id);
@@ -163,8 +164,8 @@ private:
 	int map_var(dvshare_var *v);
 	int publish_precheck(const char *name) const;
 	template <typename H>
-	H *publish(std::unique_ptr<H> h, dvs::RegEntry e, bool give_back, dvs::Origin o);
-	dvshare_var *publish_var(std::unique_ptr<dvshare_var> h, const char *name, bool give_back,
+	H *publish(dvs::HandlePtr<H> h, dvs::RegEntry e, bool give_back, dvs::Origin o);
+	dvshare_var *publish_var(dvs::HandlePtr<dvshare_var> h, const char *name, bool give_back,
 				 dvs::Origin o);
 	dvshare_obj *publish_obj(const char *name, struct mlx5dv_devx_obj *dv, uint32_t obj_id,
 				 uint16_t obj_type, uint16_t create_op, bool give_back,
@@ -174,6 +175,7 @@ private:
 	int import_slot(uint32_t slot, const dvs::RegEntry &e, dvs::Handle **out);
 	dvs::Handle *handle_at(uint32_t slot, uint32_t gen) const;
 	dvs::Handle *lookup_slow(const char *name, uint32_t slot, uint32_t gen);
+	void release_ref(dvs::Handle *h);
 	void drop_handles(enum dvshare_type type);
 	int may_build_on(const dvs::PeerId &who, enum dvshare_type type, uint32_t id, uint16_t create_op,
 			 std::string *why);
@@ -185,7 +187,8 @@ private:
 			  uint64_t upto, unsigned int timeout_ms, std::set<pid_t> *blockers);
 	void let_go_locked(uint32_t slot);
 	void mark_orphan_locked(uint32_t slot, bool reclaim);
-	void reap_locked();
+	void reap_locked(dvs::Handle *h);
+	void reap_all_locked();
 	bool on_ipc_thread() const;
 	int wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing);
 
@@ -203,11 +206,11 @@ private:
 	std::mutex ctl_; /* serialises registry writes and imports */
 	/* Per registry slot: the handle (owned here) and a lock-free view. */
 	dvs::SlotStore store_;
-	/* Revoked handles, freed once unreferenced and unreachable. */
-	std::vector<std::unique_ptr<dvs::Handle>> retired_;
-	/* Lookups between reading view_ and taking a reference: a retired
-	 * handle is freed only when none is in flight (see reap_locked). */
-	std::atomic<int> lookups_in_flight_{0};
+	/* Revoked handles, back to the pool once unreferenced (each by its
+	 * last release; a sweep now and then for those whose last release
+	 * was a lookup's passing reference). */
+	std::unordered_map<dvs::Handle *, dvs::HandlePtr<>> retired_;
+	uint32_t retirements_ = 0;
 
 	/* Primary: destroys waiting for secondaries. */
 	struct Pending {

@@ -68,13 +68,13 @@ struct ibv_context *import_context(const struct dvs_glue *g, Fd *cmd_fd, std::st
 int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 {
 	uint8_t blob[dvs::kBlobMax];
-	std::unique_ptr<Handle> h;
+	dvs::HandlePtr<> h;
 	const char *what = dvs::type_str(e.type);
 
 	memcpy(blob, e.blob, sizeof(blob));
 	switch (e.type) {
 	case DVSHARE_TYPE_VAR: {
-		auto v = std::make_unique<dvshare_var>(this, false);
+		auto v = dvs::make_handle<dvshare_var>(store_.pool(), this, false);
 		v->dv = glue_->var_import(ctx_, blob);
 		if (v->dv == nullptr || map_var(v.get()) != 0)
 			break;
@@ -82,7 +82,7 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 		break;
 	}
 	case DVSHARE_TYPE_OBJ: {
-		auto o = std::make_unique<dvshare_obj>(this, false);
+		auto o = dvs::make_handle<dvshare_obj>(store_.pool(), this, false);
 		o->dv = glue_->devx_obj_import(ctx_, blob);
 		o->obj_id = e.id;
 		o->obj_type = e.obj_type;
@@ -92,7 +92,7 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 		break;
 	}
 	case DVSHARE_TYPE_UMEM: {
-		auto u = std::make_unique<dvshare_umem>(this, false);
+		auto u = dvs::make_handle<dvshare_umem>(store_.pool(), this, false);
 		u->dv = glue_->devx_umem_import(ctx_, blob);
 		u->size = e.size;
 		u->mem = reinterpret_cast<void *>(e.mmap_off); /* same in every process */
@@ -178,12 +178,18 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy 
 		return 0;
 	}
 	d->reg_.prefault();
-	for (uint32_t s = d->reg_.next_used(0); s < d->reg_.nslots(); s = d->reg_.next_used(s + 1)) {
+	/* In entry order: about the order of publishing, so handles are laid
+	 * out as the application made (and tends to use) the objects, and the
+	 * walk reads the registry front to back. */
+	for (uint32_t n = 0, used = d->reg_.entries_used(); n < used; n++) {
 		RegEntry e;
 		Handle *hd;
-		rc = d->reg_.read(s, &e);
+		uint32_t s;
+		rc = d->reg_.read_entry(n, &e, &s);
+		if (rc == -ENOENT)
+			continue;
 		if (rc != 0) {
-			*why = "registry entry " + std::to_string(s) + " unreadable";
+			*why = "registry entry " + std::to_string(n) + " unreadable";
 			return rc;
 		}
 		if (e.state != static_cast<uint32_t>(EntryState::Live) || !policy.eager_for(e.name))
@@ -201,7 +207,7 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy 
 
 Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 {
-	uint32_t slot, gen, found_type, hash;
+	uint32_t hash;
 	size_t len;
 	int rc = dvs::check_name(name, &len, &hash); /* one pass over the name */
 
@@ -215,24 +221,51 @@ Handle *dvshare_dev::lookup(const char *name, enum dvshare_type type)
 			dvs::Library::get().orphaned());
 		return dvs::fail_null<Handle>(ENOTCONN);
 	}
-	/* The common case: a probe that compares in place, then a reference.
-	 * The in-flight count keeps a handle being revoked meanwhile from
-	 * being freed under us. */
-	rc = reg_.locate(name, len, hash, &slot, &gen, &found_type);
+	/* The common case: the index words on the name's probe path, then
+	 * the handle this process holds for the slot, where the name is
+	 * compared once a reference is taken (a handle is recycled, never
+	 * freed, so the reference is safe to try: handles.h). The registry's
+	 * entry is read only for what is not imported here yet. */
+	Handle *found = nullptr;
+	rc = reg_.probe(hash, [&](uint32_t s, uint64_t w) {
+		Handle *h = store_.view(s);
+		if (h != nullptr && h->try_get()) {
+			if (h->slot == s && (h->gen & 0xff) == dvs::idx::gen8(w)) {
+				if (strcmp(h->name, name) != 0) {
+					release_ref(h);
+					return 0; /* another name of the same hash */
+				}
+				if (h->type != type) {
+					release_ref(h);
+					return -ENOENT;
+				}
+				found = h;
+				return 1;
+			}
+			release_ref(h); /* recycled, or a stale import */
+		}
+		uint32_t gen;
+		int r = reg_.entry_is(s, w, name, len, &gen);
+		if (r <= 0)
+			return r;
+		if (dvs::idx::type(w) != static_cast<uint32_t>(type))
+			return -ENOENT;
+		found = lookup_slow(name, s, gen);
+		return found != nullptr ? 1 : -rte_errno;
+	});
 	if (rc != 0)
 		return dvs::fail_null<Handle>(-rc);
-	if (found_type != static_cast<uint32_t>(type))
-		return dvs::fail_null<Handle>(ENOENT);
-	lookups_in_flight_.fetch_add(1, std::memory_order_seq_cst);
-	Handle *h = handle_at(slot, gen);
-	if (h != nullptr)
-		h->get();
-	lookups_in_flight_.fetch_sub(1, std::memory_order_release);
-	if (h == nullptr)
-		h = lookup_slow(name, slot, gen);
-	if (h != nullptr)
-		dvs::Library::get().stats.lookups.fetch_add(1, std::memory_order_relaxed);
-	return h;
+	dvs::Library::get().lookups.inc();
+	return found;
+}
+
+/* Drop a reference the lookup took and will not return. */
+void dvshare_dev::release_ref(Handle *h)
+{
+	bool revoked;
+
+	if (h->put(&revoked) && revoked)
+		reap(h);
 }
 
 /* Published after this process attached (or re-published after a destroy

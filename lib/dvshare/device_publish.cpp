@@ -54,7 +54,7 @@ bool shareable_create(uint16_t opcode)
  * destroyed, which frees what it owns, unless @give_back: then the object
  * stays the application's. */
 template <typename H>
-H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::Origin o)
+H *dvshare_dev::publish(dvs::HandlePtr<H> h, RegEntry e, bool give_back, dvs::Origin o)
 {
 	uint32_t slot = 0;
 	H *raw = h.get();
@@ -85,10 +85,10 @@ H *dvshare_dev::publish(std::unique_ptr<H> h, RegEntry e, bool give_back, dvs::O
 			for_peers_++;
 		}
 		snprintf(raw->name, sizeof(raw->name), "%s", e.name);
-		raw->get();
 		if (store_.get(slot) != nullptr)
 			let_go_locked(slot); /* a stale import of the slot's old object */
 		store_.put(slot, std::move(h));
+		raw->get(); /* the creator's reference */
 	}
 	dvs::Library::get().stats.published++;
 	/* A secondary's create is announced by the worker once its creator
@@ -142,7 +142,7 @@ dvshare_var *dvshare_dev::var_alloc(const char *name, uint32_t flags, dvs::Origi
 		DVS_LOG(ERR, "%s: VAR allocation failed: %s", name_.c_str(), strerror(rc));
 		return dvs::fail_null<dvshare_var>(rc);
 	}
-	auto h = std::make_unique<dvshare_var>(this, true);
+	auto h = dvs::make_handle<dvshare_var>(store_.pool(), this, true);
 	h->dv = dv;
 	return publish_var(std::move(h), name, false, o);
 }
@@ -164,7 +164,7 @@ bool dvshare_dev::holds(const void *dv)
 
 	return store_.any_of(same) ||
 	       std::any_of(retired_.begin(), retired_.end(),
-			   [&](const std::unique_ptr<dvs::Handle> &h) { return same(*h); });
+			   [&](const auto &kv) { return same(*kv.second); });
 }
 
 dvshare_var *dvshare_dev::var_publish(const char *name, struct mlx5dv_var *dv)
@@ -180,12 +180,12 @@ dvshare_var *dvshare_dev::var_publish(const char *name, struct mlx5dv_var *dv)
 	}
 	if (rc != 0)
 		return dvs::fail_null<dvshare_var>(-rc);
-	auto h = std::make_unique<dvshare_var>(this, true);
+	auto h = dvs::make_handle<dvshare_var>(store_.pool(), this, true);
 	h->dv = dv;
 	return publish_var(std::move(h), name, true, {});
 }
 
-dvshare_var *dvshare_dev::publish_var(std::unique_ptr<dvshare_var> h, const char *name,
+dvshare_var *dvshare_dev::publish_var(dvs::HandlePtr<dvshare_var> h, const char *name,
 				      bool give_back, dvs::Origin o)
 {
 	RegEntry e = make_entry(name, DVSHARE_TYPE_VAR, h->dv->page_id);
@@ -275,7 +275,7 @@ dvshare_obj *dvshare_dev::publish_obj(const char *name, struct mlx5dv_devx_obj *
 				      uint32_t obj_id, uint16_t obj_type, uint16_t create_op,
 				      bool give_back, dvs::Origin o)
 {
-	auto h = std::make_unique<dvshare_obj>(this, true);
+	auto h = dvs::make_handle<dvshare_obj>(store_.pool(), this, true);
 	RegEntry e = make_entry(name, DVSHARE_TYPE_OBJ, obj_id);
 
 	h->dv = dv;
@@ -316,7 +316,7 @@ dvshare_umem *dvshare_dev::umem_reg(const char *name, void *addr, size_t size, u
 			rte_free(addr);
 		return dvs::fail_null<dvshare_umem>(rc);
 	}
-	auto h = std::make_unique<dvshare_umem>(this, true);
+	auto h = dvs::make_handle<dvshare_umem>(store_.pool(), this, true);
 	RegEntry e = make_entry(name, DVSHARE_TYPE_UMEM, dv->umem_id);
 	h->dv = dv;
 	h->size = size;

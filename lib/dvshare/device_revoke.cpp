@@ -60,7 +60,7 @@ int dvshare_dev::kill_kernel_object(Handle *h)
 
 void dvshare_dev::let_go_locked(uint32_t slot)
 {
-	std::unique_ptr<Handle> h = store_.take(slot);
+	dvs::HandlePtr<> h = store_.take(slot);
 
 	if (h == nullptr)
 		return;
@@ -74,28 +74,33 @@ void dvshare_dev::let_go_locked(uint32_t slot)
 	 * and unimported at their last release. */
 	if (h->type == DVSHARE_TYPE_VAR)
 		h->let_go();
-	retired_.push_back(std::move(h));
-	reap_locked();
+	Handle *raw = h.get();
+	retired_.emplace(raw, std::move(h));
+	reap_locked(raw);
+	if (++retirements_ % 1024 == 0)
+		reap_all_locked();
 }
 
-/* Free retired handles nobody references and no lookup can reach: a
- * lookup reads view_ between two updates of lookups_in_flight_, so once
- * view_ is cleared and the count is seen at zero, none can find it. */
-void dvshare_dev::reap_locked()
+/* Recycle retired handle @h if nobody references it (its deleter gives it
+ * back to the pool: a lookup may still read it, handles.h). @h may have
+ * been recycled already: it is only a key here. */
+void dvshare_dev::reap_locked(Handle *h)
 {
-	bool quiet = lookups_in_flight_.load(std::memory_order_seq_cst) == 0;
+	auto it = retired_.find(h);
 
-	std::erase_if(retired_, [quiet](const std::unique_ptr<Handle> &h) {
-		if (quiet)
-			h->unreachable = true;
-		return h->unreachable && h->refs() == 0;
-	});
+	if (it != retired_.end() && it->second->refs() == 0)
+		retired_.erase(it);
 }
 
-void dvshare_dev::reap()
+void dvshare_dev::reap_all_locked()
+{
+	std::erase_if(retired_, [](const auto &kv) { return kv.second->refs() == 0; });
+}
+
+void dvshare_dev::reap(Handle *h)
 {
 	std::lock_guard<std::mutex> lock(ctl_);
-	reap_locked();
+	reap_locked(h);
 }
 
 /* The answers a destroy waits for are read by DPDK's interrupt thread:

@@ -98,7 +98,7 @@ void release(dvs::Handle *h)
 	/* Read before the reference goes: the handle may be freed after. */
 	dvshare_dev *dev = h->dev;
 	if (h->put(&revoked) && revoked)
-		dev->reap();
+		dev->reap(h);
 }
 
 /* Query and modify: refused once revoked, else on this process's context. */
@@ -500,7 +500,7 @@ int dvshare_stats_get(struct dvshare_stats *st)
 	st->attach_status = lib.attach_status.load();
 	st->attach_ns = c.attach_ns.load();
 	st->imports = c.imports.load();
-	st->lookups = c.lookups.load();
+	st->lookups = lib.lookups.load();
 	st->published = c.published.load();
 	st->destroyed = c.destroyed.load();
 	st->destroy_busy = c.destroy_busy.load();

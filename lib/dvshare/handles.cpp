@@ -55,6 +55,83 @@ const char *dvs::type_str(uint32_t type)
 	}
 }
 
+void dvs::Handle::clear()
+{
+	slot = 0;
+	gen = 0;
+	memset(name, 0, sizeof(name));
+	peer = {};
+	creator = {};
+	orphan = false;
+	for_peer = false;
+}
+
+dvs::Handle *dvs::HandlePool::take(enum dvshare_type type)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	auto &v = free_[type & 3];
+
+	if (v.empty())
+		return nullptr;
+	Handle *h = v.back();
+	v.pop_back();
+	outstanding_++;
+	return h;
+}
+
+void *dvs::HandlePool::alloc()
+{
+	constexpr size_t kFirst = 64 << 10, kHuge = 2 << 20;
+	std::lock_guard<std::mutex> lock(mu_);
+
+	if (chunks_.empty() || used_ + kBlock > chunks_.back().length()) {
+		/* 64 KiB first (a device with a few objects), doubling up to
+		 * 2 MiB chunks, each a transparent hugepage. */
+		const size_t len = chunks_.empty() ? kFirst : std::min(chunks_.back().length() * 2, kHuge);
+		Mapping m = Mapping::anon(len);
+		if (!m.valid())
+			throw std::bad_alloc();
+		chunks_.push_back(std::move(m));
+		used_ = 0;
+	}
+	void *p = static_cast<uint8_t *>(chunks_.back().addr()) + used_;
+	used_ += kBlock;
+	outstanding_++;
+	return p;
+}
+
+void dvs::HandlePool::give(Handle *h)
+{
+	h->clear(); /* unimports, unmaps: outside the lock */
+	std::lock_guard<std::mutex> lock(mu_);
+	outstanding_--;
+	if (closed_) {
+		h->~Handle();
+		unmap_if_unused();
+		return;
+	}
+	free_[h->type & 3].push_back(h);
+}
+
+void dvs::HandlePool::close()
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	closed_ = true;
+	for (auto &v : free_) {
+		for (Handle *h : v)
+			h->~Handle();
+		v.clear();
+	}
+	unmap_if_unused();
+}
+
+void dvs::HandlePool::unmap_if_unused()
+{
+	if (outstanding_ == 0)
+		chunks_.clear();
+}
+
 /* Replace the VAR page in place with a private anonymous page, so a
  * doorbell written after this lands in the fence, never on a page the
  * device may give to someone else; then free (owner) or unimport. */
@@ -86,6 +163,14 @@ dvshare_var::~dvshare_var()
 	let_go();
 }
 
+void dvshare_var::clear()
+{
+	page.reset();
+	let_go();
+	db = nullptr;
+	Handle::clear();
+}
+
 void dvshare_obj::let_go()
 {
 	const struct dvs_glue *g = dev->glue();
@@ -96,6 +181,15 @@ void dvshare_obj::let_go()
 dvshare_obj::~dvshare_obj()
 {
 	let_go();
+}
+
+void dvshare_obj::clear()
+{
+	let_go();
+	obj_id = 0;
+	obj_type = 0;
+	create_op = 0;
+	Handle::clear();
 }
 
 void dvshare_umem::let_go()
@@ -143,4 +237,15 @@ void dvshare_umem::free_mem()
 dvshare_umem::~dvshare_umem()
 {
 	let_go();
+}
+
+void dvshare_umem::clear()
+{
+	let_go();
+	size = 0;
+	mem = nullptr;
+	frees_mem = false;
+	mem_size = 0;
+	mem_lead = 0;
+	Handle::clear();
 }

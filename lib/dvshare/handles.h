@@ -5,6 +5,14 @@
  * it created (owner: destroyed when the device closes), in a secondary the
  * object it imported (unimported, never destroyed). Handles are counted:
  * every lookup takes a reference, *_release() drops it.
+ *
+ * A handle a lookup could have seen is never freed while its device is
+ * open: once revoked and unreferenced it goes back to the device's pool
+ * (HandlePool) and is reused, in place, for a later object of its type.
+ * A lookup may therefore take a reference on the memory it read from the
+ * view without any counter of lookups in flight: the reference word says
+ * whether the handle was live (not revoked) when it was taken, and the
+ * slot, generation and name, read after it, whether it is the one sought.
  */
 #ifndef DVS_HANDLES_H
 #define DVS_HANDLES_H
@@ -12,7 +20,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
 #include <thread>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -36,7 +48,9 @@ struct Origin {
 	PeerId creator;
 };
 
-struct Handle {
+class HandlePool;
+
+struct alignas(64) Handle {
 	Handle(dvshare_dev *d, enum dvshare_type t, bool own) : dev(d), type(t), owner(own) {}
 	virtual ~Handle() = default;
 	Handle(const Handle &) = delete;
@@ -45,12 +59,36 @@ struct Handle {
 	/* The reference count and the revoked flag share one word: the
 	 * release that drops the last reference learns from that same atomic
 	 * operation whether the handle was revoked, without reading the
-	 * handle again (a reaper may free it once the count is zero). */
+	 * handle again (a reaper may recycle it once the count is zero). A
+	 * handle is born revoked and made live by revive() as it is shown to
+	 * lookups, so a lookup holding a stale pointer never takes a handle
+	 * whose fields are still being written. */
 	static constexpr uint32_t kRevokedBit = 1u << 31;
 	static constexpr uint32_t kHeldBit = 1u << 30; /* commands wait */
 	static constexpr uint32_t kRefMask = kHeldBit - 1;
 
 	void get() { word_.fetch_add(1, std::memory_order_relaxed); }
+	/* The lookup's reference, on memory that may have been recycled
+	 * since it was read: false (and no reference) when revoked. */
+	bool try_get()
+	{
+		if ((word_.fetch_add(1, std::memory_order_acquire) & kRevokedBit) == 0)
+			return true;
+		word_.fetch_sub(1, std::memory_order_relaxed);
+		return false;
+	}
+	/* Live again, for new fields written before this: waits out the
+	 * lookups that briefly counted themselves in while it was revoked
+	 * (try_get() backs out at once). */
+	void revive()
+	{
+		uint32_t expect = kRevokedBit;
+		while (!word_.compare_exchange_weak(expect, 0, std::memory_order_release,
+						    std::memory_order_relaxed)) {
+			expect = kRevokedBit;
+			std::this_thread::yield();
+		}
+	}
 	/* Drop a reference; true when it was the last one, with *revoked
 	 * telling whether the handle was revoked by then. A release with no
 	 * reference left (a double release) is refused, not wrapped round. */
@@ -107,7 +145,22 @@ struct Handle {
 	/* Give the rdma-core object up now (destroy if owner, else unimport;
 	 * a VAR is fenced first); the handle stays valid memory. */
 	virtual void let_go() = 0;
+	/* Back to a blank handle of its type for reuse (it was let go of):
+	 * what the constructor sets, and no mapping left. */
+	virtual void clear();
 
+private:
+	/* First, beside what a lookup reads after taking its reference: the
+	 * slot, the generation and (for names up to 39 bytes) the name sit in
+	 * the same 64-byte line. References, the held bit, and the revoked
+	 * bit (let go of: VAR fenced, kernel object destroyed by the owner
+	 * or about to be unimported by an importer; commands refuse). */
+	std::atomic<uint32_t> word_{kRevokedBit};
+
+public:
+	uint32_t slot = 0;    /* registry slot */
+	uint32_t gen = 0;     /* registry generation of that slot */
+	char name[DVSHARE_NAME_MAX] = {};
 	dvshare_dev *dev;
 	enum dvshare_type type;
 	bool owner;           /* created here: destroy on close; else unimport */
@@ -117,10 +170,7 @@ struct Handle {
 	bool orphan = false;  /* primary: a reclaim of its owner failed */
 	bool for_peer = false; /* primary: created for a secondary (its memory
 				  DPDK's, checked then), persistent or not; kept */
-	uint32_t slot = 0;    /* registry slot */
-	uint32_t gen = 0;     /* registry generation of that slot */
-	bool unreachable = false; /* no lookup can reach it any more */
-	char name[DVSHARE_NAME_MAX] = {};
+	HandlePool *pool = nullptr; /* set once shown to lookups: recycled there */
 
 private:
 	void drain() const
@@ -129,19 +179,84 @@ private:
 			std::this_thread::yield();
 	}
 
-	/* References, the held bit, and the revoked bit: let go of (VAR fenced, kernel
-	 * object destroyed by the owner or about to be unimported by an
-	 * importer); query/modify refuse with -ENODEV. */
-	std::atomic<uint32_t> word_{0};
 	std::atomic<int32_t> cmds_{0}; /* device commands running on it */
 };
+
+/* Where a device's handles live: an arena of 256-byte blocks, in 2 MiB
+ * transparent hugepages once it has grown that far (a lookup's handle then
+ * costs no TLB miss of its own), and the handles that lookups may have
+ * seen, kept for reuse until the device closes (see the top of this
+ * file). Thread-safe; a leaf lock. The arena is unmapped once the pool is
+ * closed and no handle is left outside it (the application may hold
+ * revoked handles past a close). */
+class HandlePool {
+public:
+	static constexpr size_t kBlock = 256;
+
+	HandlePool() = default;
+	HandlePool(const HandlePool &) = delete;
+	HandlePool &operator=(const HandlePool &) = delete;
+	~HandlePool() { close(); }
+
+	/* A blank handle of type T for @dev: a recycled one, else a new one
+	 * in the arena. std::bad_alloc when the arena cannot grow. */
+	template <typename T> T *make(dvshare_dev *dev, bool own)
+	{
+		static_assert(sizeof(T) <= kBlock && alignof(T) <= 64);
+		if (Handle *h = take(T::kType)) {
+			h->owner = own;
+			return static_cast<T *>(h);
+		}
+		T *t = new (alloc()) T(dev, own);
+		t->pool = this;
+		return t;
+	}
+	/* A blank handle of @type, or nullptr when none is free. */
+	Handle *take(enum dvshare_type type);
+	/* @h (from make()) was let go of and is unreferenced: keep it for
+	 * reuse, or destroy it once the pool is closed. */
+	void give(Handle *h);
+	/* Destroy what is kept; later give()s destroy at once. */
+	void close();
+
+private:
+	void *alloc();
+	void unmap_if_unused();
+
+	std::mutex mu_;
+	bool closed_ = false;
+	std::vector<Handle *> free_[4]; /* by dvshare_type */
+	std::vector<Mapping> chunks_;
+	size_t used_ = 0;        /* bytes handed out of the last chunk */
+	size_t outstanding_ = 0; /* made and not in free_ */
+};
+
+/* What owns a handle: freeing one returns it to its pool. */
+struct HandleFree {
+	void operator()(Handle *h) const
+	{
+		if (h->pool != nullptr)
+			h->pool->give(h);
+		else
+			delete h;
+	}
+};
+template <typename T = Handle> using HandlePtr = std::unique_ptr<T, HandleFree>;
+
+/* A handle of type T for @dev from @pool (recycled or new). */
+template <typename T> HandlePtr<T> make_handle(HandlePool *pool, dvshare_dev *dev, bool own)
+{
+	return HandlePtr<T>(pool->make<T>(dev, own));
+}
 
 } // namespace dvs
 
 struct dvshare_var : dvs::Handle {
-	dvshare_var(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_VAR, own) {}
+	static constexpr enum dvshare_type kType = DVSHARE_TYPE_VAR;
+	dvshare_var(dvshare_dev *d, bool own) : Handle(d, kType, own) {}
 	~dvshare_var() override;
 	void let_go() override;
+	void clear() override;
 
 	struct mlx5dv_var *dv = nullptr;
 	dvs::Mapping page; /* this process's mapping of the VAR page */
@@ -149,9 +264,11 @@ struct dvshare_var : dvs::Handle {
 };
 
 struct dvshare_obj : dvs::Handle {
-	dvshare_obj(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_OBJ, own) {}
+	static constexpr enum dvshare_type kType = DVSHARE_TYPE_OBJ;
+	dvshare_obj(dvshare_dev *d, bool own) : Handle(d, kType, own) {}
 	~dvshare_obj() override;
 	void let_go() override;
+	void clear() override;
 
 	struct mlx5dv_devx_obj *dv = nullptr;
 	uint32_t obj_id = 0;
@@ -160,9 +277,11 @@ struct dvshare_obj : dvs::Handle {
 };
 
 struct dvshare_umem : dvs::Handle {
-	dvshare_umem(dvshare_dev *d, bool own) : Handle(d, DVSHARE_TYPE_UMEM, own) {}
+	static constexpr enum dvshare_type kType = DVSHARE_TYPE_UMEM;
+	dvshare_umem(dvshare_dev *d, bool own) : Handle(d, kType, own) {}
 	~dvshare_umem() override;
 	void let_go() override;
+	void clear() override;
 
 	/* Free the memory dvshare allocated for it, once deregistered. */
 	void free_mem();

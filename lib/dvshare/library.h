@@ -15,6 +15,8 @@
 
 #include <unistd.h>
 
+#include <rte_lcore.h>
+
 #include "device.h"
 #include "dvshare.h"
 
@@ -25,6 +27,36 @@ struct EventSub {
 	dvshare_event_cb cb;
 	void *arg;
 	int running = 0;  /* callbacks in progress (under Library::mu) */
+};
+
+/* A counter each lcore bumps in its own cache line (a plain load and
+ * store: one thread per lcore); threads DPDK does not know share one
+ * atomic slot. Summed when read. */
+class LcoreCounter {
+public:
+	void inc()
+	{
+		const unsigned int id = rte_lcore_id();
+		if (id < RTE_MAX_LCORE) {
+			auto &n = c_[id].n;
+			n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+		} else {
+			c_[RTE_MAX_LCORE].n.fetch_add(1, std::memory_order_relaxed);
+		}
+	}
+	uint64_t load() const
+	{
+		uint64_t sum = 0;
+		for (const auto &c : c_)
+			sum += c.n.load(std::memory_order_relaxed);
+		return sum;
+	}
+
+private:
+	struct alignas(64) Slot {
+		std::atomic<uint64_t> n{0};
+	};
+	Slot c_[RTE_MAX_LCORE + 1];
 };
 
 class Library {
@@ -77,9 +109,12 @@ public:
 	std::atomic<int> attach_status{0};
 	/* Counters behind dvshare_stats_get(). */
 	struct Counters {
-		std::atomic<uint64_t> attach_ns{0}, imports{0}, lookups{0}, published{0},
+		std::atomic<uint64_t> attach_ns{0}, imports{0}, published{0},
 			destroyed{0}, destroy_busy{0}, revoked{0}, refused{0};
 	} stats;
+	/* Successful lookups: per lcore, summed when read (no shared atomic
+	 * on the lookup path). */
+	LcoreCounter lookups;
 	/* A message refused (forged, unverifiable, malformed): counted, and
 	 * said, the first few at WARNING, then at DEBUG (a flood of them
 	 * must not flood the log). */

@@ -32,7 +32,7 @@ void drop(dvshare_dev *d, Handle *h)
 	bool revoked;
 
 	if (h->put(&revoked) && revoked)
-		d->reap();
+		d->reap(h);
 }
 
 } // namespace

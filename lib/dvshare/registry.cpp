@@ -23,6 +23,8 @@ namespace {
 constexpr uint32_t kFnvBasis = 2166136261u;
 constexpr uint32_t kFnvPrime = 16777619u;
 constexpr unsigned int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL;
+/* The hugepage size a registry may be in (MFD_HUGE_2MB). */
+constexpr size_t kHugepage = 2u << 20;
 
 uint32_t pow2_at_least(uint32_t v)
 {
@@ -36,6 +38,11 @@ uint32_t pow2_at_least(uint32_t v)
 bool terminated(const char *s, size_t n)
 {
 	return memchr(s, '\0', n) != nullptr;
+}
+
+size_t round_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
 }
 
 uint32_t load_seq(const RegEntry &e)
@@ -102,8 +109,11 @@ int validate_header(const RegHeader &h, size_t file_size, std::string *why)
 	}
 	if (h.header_size != kRegHeaderSize || h.entry_size != sizeof(RegEntry) ||
 	    h.nslots == 0 || (h.nslots & (h.nslots - 1)) != 0 ||
-	    h.nslots > (1u << 24) || file_size != reg_file_size(h.nslots) ||
-	    h.max_objects == 0 || h.max_objects > h.nslots || h.max_probe >= h.nslots) {
+	    h.nslots > (1u << 24) || h.max_objects == 0 || h.max_objects > h.nslots ||
+	    h.max_objects > idx::kEntryMax || h.max_probe >= h.nslots ||
+	    h.entries_used > h.max_objects || h.hugepage > 1 || h.file_size != file_size ||
+	    file_size != round_up(reg_file_size(h.nslots, h.max_objects),
+				  h.hugepage != 0 ? kHugepage : 4096)) {
 		*why = "registry geometry is inconsistent";
 		return -EINVAL;
 	}
@@ -137,21 +147,55 @@ bool validate_entry(const RegEntry &e)
 	return terminated(e.name, sizeof(e.name)) && check_name(e.name) == 0;
 }
 
-int Registry::create(const char *ibdev, const char *provider,
-		     const struct mlx5dv_export_sizes &sizes, uint32_t max_objects,
-		     uint32_t db_offset)
+/* The memfd and the primary's mapping: in 2 MiB hugepages when the
+ * registry fills at least one and the system has them (a lookup's TLB
+ * miss then costs one level less, and the pages are reserved at mmap()
+ * so the primary can fault them all in now, in one call), else in 4 KiB
+ * pages faulted as they are written. */
+int Registry::map_new(const char *name, size_t size)
 {
-	const uint32_t nslots = pow2_at_least(max_objects * 2);
-	const size_t size = reg_file_size(nslots);
-	char name[96];
-
-	snprintf(name, sizeof(name), "dvshare-registry-%s", ibdev);
+#ifndef MFD_HUGE_2MB
+#define MFD_HUGE_2MB (21u << 26)
+#endif
+	if (size >= kHugepage) {
+		Fd fd(memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB | MFD_HUGE_2MB));
+		const size_t len = round_up(size, kHugepage);
+		if (fd.valid() && ftruncate(fd.get(), static_cast<off_t>(len)) == 0) {
+			Mapping m = Mapping::map(len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+						 fd.get(), 0);
+			if (m.valid()) {
+				fd_ = std::move(fd);
+				map_ = std::move(m);
+				whdr()->hugepage = 1;
+				whdr()->file_size = len;
+				return 0;
+			}
+		}
+	}
+	size = round_up(size, 4096);
 	fd_.reset(memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING));
 	if (!fd_.valid() || ftruncate(fd_.get(), static_cast<off_t>(size)) != 0)
 		return -errno;
 	map_ = Mapping::map(size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
 	if (!map_.valid())
 		return -errno;
+	whdr()->file_size = size;
+	return 0;
+}
+
+int Registry::create(const char *ibdev, const char *provider,
+		     const struct mlx5dv_export_sizes &sizes, uint32_t max_objects,
+		     uint32_t db_offset)
+{
+	const uint32_t nslots = pow2_at_least(max_objects * 2);
+	char name[96];
+
+	if (max_objects == 0 || max_objects > idx::kEntryMax)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "dvshare-registry-%s", ibdev);
+	int rc = map_new(name, reg_file_size(nslots, max_objects));
+	if (rc != 0)
+		return rc;
 	RegHeader *h = whdr();
 	h->layout_version = kRegLayoutVersion;
 	h->header_size = kRegHeaderSize;
@@ -167,6 +211,10 @@ int Registry::create(const char *ibdev, const char *provider,
 	snprintf(h->provider, sizeof(h->provider), "%s", provider);
 	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
 	memcpy(h->magic, kRegMagic, sizeof(kRegMagic));
+	free_entries_.resize(max_objects);
+	for (uint32_t i = 0; i < max_objects; i++)
+		free_entries_[i] = max_objects - 1 - i; /* entry 0 on top */
+	gens_.assign(nslots, 0);
 	if (fcntl(fd_.get(), F_ADD_SEALS, kSeals) != 0)
 		return -errno;
 	/* A read-only open of the same memfd: what secondaries receive. */
@@ -212,29 +260,15 @@ void Registry::prefault() const
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #endif
-	const uintptr_t base = reinterpret_cast<uintptr_t>(entries());
-	const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-	uintptr_t run_lo = 0, run_hi = 0; /* pages [run_lo, run_hi) to populate */
+	const uint32_t used = entries_used();
+	const size_t end = reg_entries_off(nslots()) + static_cast<size_t>(used) * sizeof(RegEntry);
+	const size_t page = in_hugepages() ? kHugepage : 4096;
 
-	/* Only the pages holding used slots: the rest may never have been
-	 * written, and populating them would allocate them. */
-	for (uint32_t s = next_used(0); s <= nslots(); s = s < nslots() ? next_used(s + 1) : s + 1) {
-		uintptr_t lo = 0, hi = 0;
-		if (s < nslots()) {
-			lo = (base + static_cast<uintptr_t>(s) * sizeof(RegEntry)) & ~(page - 1);
-			hi = (base + static_cast<uintptr_t>(s + 1) * sizeof(RegEntry) + page - 1) &
-			     ~(page - 1);
-		}
-		if (s < nslots() && run_hi != 0 && lo <= run_hi) {
-			run_hi = std::max(run_hi, hi);
-			continue;
-		}
-		if (run_hi != 0)
-			(void)madvise(reinterpret_cast<void *>(run_lo), run_hi - run_lo,
-				      MADV_POPULATE_READ);
-		run_lo = lo;
-		run_hi = hi;
-	}
+	/* Entries past entries_used were never written: populating them
+	 * would only allocate them. */
+	(void)madvise(static_cast<uint8_t *>(map_.addr()) + reg_bitmap_off(),
+		      std::min(round_up(end, page), map_.length()) - reg_bitmap_off(),
+		      MADV_POPULATE_READ);
 }
 
 bool Registry::closed() const
@@ -252,6 +286,22 @@ RegEntry *Registry::wentries()
 {
 	return reinterpret_cast<RegEntry *>(static_cast<uint8_t *>(map_.addr()) +
 					    reg_entries_off(nslots()));
+}
+
+const uint64_t *Registry::index() const
+{
+	return reinterpret_cast<const uint64_t *>(static_cast<const uint8_t *>(map_.addr()) +
+						  reg_index_off(nslots()));
+}
+
+RegEntry &Registry::wentry(uint32_t slot)
+{
+	return wentries()[idx::entry(index()[slot])];
+}
+
+void Registry::set_word(uint32_t slot, uint64_t w)
+{
+	__atomic_store_n(const_cast<uint64_t *>(&index()[slot]), w, __ATOMIC_RELEASE);
 }
 
 const uint64_t *Registry::bitmap() const
@@ -276,11 +326,21 @@ uint32_t Registry::next_used(uint32_t from) const
 
 int Registry::read(uint32_t slot, RegEntry *snap) const
 {
-	const RegEntry &e = entries()[slot];
-
-	/* The writer holds a slot odd for a few stores; a slot odd for this
+	/* The writer holds an entry odd for a few stores; one odd for this
 	 * long belongs to a primary that died mid-write. */
 	for (int tries = 0; tries < 100000; tries++) {
+		const uint64_t w = word(slot);
+		const EntryState st = idx::state(w);
+		if (st == EntryState::Empty || st == EntryState::Tombstone) {
+			memset(static_cast<void *>(snap), 0, sizeof(*snap));
+			snap->state = static_cast<uint32_t>(st);
+			snap->gen = idx::gen8(w);
+			snap->slot = slot;
+			return 0;
+		}
+		if (idx::entry(w) >= hdr()->max_objects)
+			return -EBADMSG;
+		const RegEntry &e = entries()[idx::entry(w)];
 		uint32_t s1 = load_seq(e);
 		if (s1 & 1) {
 			rte_pause();
@@ -288,8 +348,49 @@ int Registry::read(uint32_t slot, RegEntry *snap) const
 		}
 		memcpy(static_cast<void *>(snap), &e, sizeof(*snap));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) == s1)
-			return validate_entry(*snap) ? 0 : -EBADMSG;
+		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1 || word(slot) != w)
+			continue; /* torn, or the slot changed: read again */
+		/* The entry must be the one the index names. Its state is the
+		 * word's: the two are stored one after the other (set_live()). */
+		if (snap->slot != slot || snap->type != idx::type(w) ||
+		    (snap->gen & 0xff) != idx::gen8(w) || !validate_entry(*snap) ||
+		    snap->state == static_cast<uint32_t>(EntryState::Empty) ||
+		    snap->state == static_cast<uint32_t>(EntryState::Tombstone))
+			return -EBADMSG;
+		snap->state = static_cast<uint32_t>(st);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+int Registry::read_entry(uint32_t n, RegEntry *snap, uint32_t *slot) const
+{
+	const RegEntry &e = entries()[n];
+
+	for (int tries = 0; tries < 100000; tries++) {
+		uint32_t s1 = load_seq(e);
+		if (s1 & 1) {
+			rte_pause();
+			continue;
+		}
+		const uint32_t s = __atomic_load_n(&e.slot, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1)
+			continue;
+		if (s >= nslots())
+			return -EBADMSG;
+		const uint64_t w = word(s);
+		if ((idx::state(w) != EntryState::Live && idx::state(w) != EntryState::Revoking) ||
+		    idx::entry(w) != n)
+			return -ENOENT; /* free, or freed and its slot reused */
+		int rc = read(s, snap);
+		if (rc != 0)
+			return rc;
+		if (snap->state == static_cast<uint32_t>(EntryState::Empty) ||
+		    snap->state == static_cast<uint32_t>(EntryState::Tombstone))
+			return -ENOENT; /* removed meanwhile */
+		*slot = s;
+		return 0;
 	}
 	return -EAGAIN;
 }
@@ -303,7 +404,7 @@ int Registry::find(const char *name, RegEntry *snap, uint32_t *slot) const
 	 * again (a live writer finishes in a few stores). */
 	for (int tries = 0; tries < 1000; tries++) {
 		uint32_t s, gen, type;
-		int rc = locate(name, len, &s, &gen, &type);
+		int rc = locate(name, len, name_hash(name), &s, &gen, &type);
 		if (rc != 0)
 			return rc;
 		rc = read(s, snap);
@@ -318,47 +419,44 @@ int Registry::find(const char *name, RegEntry *snap, uint32_t *slot) const
 	return -EAGAIN;
 }
 
+int Registry::entry_is(uint32_t slot, uint64_t w, const char *name, size_t len,
+		       uint32_t *gen) const
+{
+	if (idx::entry(w) >= hdr()->max_objects)
+		return -EBADMSG;
+	const RegEntry &e = entries()[idx::entry(w)];
+	for (int tries = 0; tries < 100000; tries++, rte_pause()) {
+		uint32_t s1 = load_seq(e);
+		if (s1 & 1)
+			continue;
+		const bool match = memcmp(e.name, name, len + 1) == 0;
+		const uint32_t g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1)
+			continue; /* torn: read again */
+		if (word(slot) != w)
+			return 0; /* changed since the probe read it: not this one */
+		*gen = g;
+		return match ? 1 : 0;
+	}
+	return -EAGAIN; /* a writer that died mid-write */
+}
+
 int Registry::locate(const char *name, size_t len, uint32_t hash, uint32_t *slot,
 		     uint32_t *gen, uint32_t *type) const
 {
-	const RegHeader *h = hdr();
-	const uint32_t mask = h->nslots - 1;
-	const uint32_t probes = __atomic_load_n(&h->max_probe, __ATOMIC_ACQUIRE) + 1;
-	const RegEntry *ents = entries();
-
-	for (uint32_t i = 0; i < probes && i <= mask; i++) {
-		const uint32_t s = (hash + i) & mask;
-		const RegEntry &e = ents[s];
-		int tries = 0;
-		for (;; rte_pause()) {
-			uint32_t s1 = load_seq(e);
-			if (s1 & 1) {
-				if (++tries == 100000)
-					return -EAGAIN; /* a writer that died mid-write */
-				continue;
-			}
-			const uint32_t state = __atomic_load_n(&e.state, __ATOMIC_RELAXED);
-			const bool match = state == static_cast<uint32_t>(EntryState::Live) &&
-					   __atomic_load_n(&e.hash, __ATOMIC_RELAXED) == hash &&
-					   memcmp(e.name, name, len + 1) == 0;
-			const uint32_t g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
-			const uint32_t t = __atomic_load_n(&e.type, __ATOMIC_RELAXED);
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1)
-				continue; /* torn: read again */
-			if (state == static_cast<uint32_t>(EntryState::Empty))
-				return -ENOENT;
-			if (!match)
-				break;
-			if (t < DVSHARE_TYPE_VAR || t > DVSHARE_TYPE_UMEM)
-				return -EBADMSG;
-			*slot = s;
-			*gen = g;
-			*type = t;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return probe(hash, [&](uint32_t s, uint64_t w) {
+		uint32_t g;
+		int rc = entry_is(s, w, name, len, &g);
+		if (rc <= 0)
+			return rc;
+		if (idx::type(w) < DVSHARE_TYPE_VAR)
+			return -EBADMSG;
+		*slot = s;
+		*gen = g;
+		*type = idx::type(w);
+		return 1;
+	});
 }
 
 void Registry::write_entry(RegEntry &dst, const RegEntry &src)
@@ -378,7 +476,6 @@ void Registry::write_entry(RegEntry &dst, const RegEntry &src)
 int Registry::insert(const RegEntry &init, uint32_t *slot)
 {
 	RegHeader *h = whdr();
-	RegEntry *ents = wentries();
 	const uint32_t mask = h->nslots - 1;
 	const uint32_t hash = name_hash(init.name);
 	int64_t reuse = -1;
@@ -388,37 +485,43 @@ int Registry::insert(const RegEntry &init, uint32_t *slot)
 	 * it, and the first tombstone or empty slot is where it goes. */
 	for (i = 0; i <= mask; i++) {
 		uint32_t s = (hash + i) & mask;
-		const RegEntry &e = ents[s];
-		if (e.state == static_cast<uint32_t>(EntryState::Live) ||
-		    e.state == static_cast<uint32_t>(EntryState::Revoking)) {
-			if (i <= h->max_probe && e.hash == hash && strcmp(e.name, init.name) == 0)
+		const uint64_t w = index()[s];
+		const EntryState st = idx::state(w);
+		if (st == EntryState::Live || st == EntryState::Revoking) {
+			if (i <= h->max_probe && idx::hash(w) == (hash & idx::kHashMask) &&
+			    strcmp(wentries()[idx::entry(w)].name, init.name) == 0)
 				return -EEXIST;
 		} else {
 			if (reuse < 0)
 				reuse = s;
-			if (e.state == static_cast<uint32_t>(EntryState::Empty))
+			if (st == EntryState::Empty)
 				break;
 		}
 		/* No live entry of this name lies beyond max_probe. */
 		if (reuse >= 0 && i >= h->max_probe)
 			break;
 	}
-	if (h->live >= h->max_objects || reuse < 0)
+	if (h->live >= h->max_objects || reuse < 0 || free_entries_.empty())
 		return -ENOSPC;
 	uint32_t s = static_cast<uint32_t>(reuse);
 	uint32_t dist = (s - hash) & mask;
+	uint32_t n = free_entries_.back();
+	free_entries_.pop_back();
 	RegEntry e = init;
 	e.state = static_cast<uint32_t>(EntryState::Live);
-	e.hash = hash;
-	e.gen = ents[s].gen + 1;
+	e.slot = s;
+	e.gen = ++gens_[s];
 	e.pub_seq = ++h->publish_seq;
-	/* Widen the probe window and mark the slot used before the entry
-	 * appears in either. */
+	/* Widen the probe window, mark the slot used and write the entry
+	 * before the index word makes it visible. */
 	if (dist > h->max_probe)
 		__atomic_store_n(&h->max_probe, dist, __ATOMIC_RELEASE);
+	if (n >= h->entries_used)
+		__atomic_store_n(&h->entries_used, n + 1, __ATOMIC_RELEASE);
 	auto *bm = const_cast<uint64_t *>(bitmap());
 	__atomic_fetch_or(&bm[s / 64], 1ull << (s % 64), __ATOMIC_RELEASE);
-	write_entry(ents[s], e);
+	write_entry(wentries()[n], e);
+	set_word(s, idx::make(hash, EntryState::Live, e.type, n, e.gen));
 	h->live++;
 	*slot = s;
 	return 0;
@@ -426,7 +529,7 @@ int Registry::insert(const RegEntry &init, uint32_t *slot)
 
 int Registry::set_meta(uint32_t slot, const void *meta, size_t len)
 {
-	RegEntry &dst = wentries()[slot];
+	RegEntry &dst = wentry(slot);
 	RegEntry e = dst;
 
 	if (len > DVSHARE_META_MAX)
@@ -439,19 +542,24 @@ int Registry::set_meta(uint32_t slot, const void *meta, size_t len)
 	return 0;
 }
 
+/* Lookups read the index only; the entry is written first, so a reader
+ * that sees the word sees the entry behind it (its revoke id). */
 void Registry::set_revoking(uint32_t slot, uint32_t revoke_id)
 {
-	RegEntry &dst = wentries()[slot];
+	RegEntry &dst = wentry(slot);
 	RegEntry e = dst;
 
 	e.state = static_cast<uint32_t>(EntryState::Revoking);
 	e.revoke_id = revoke_id;
 	write_entry(dst, e);
+	const uint64_t w = index()[slot];
+	set_word(slot, idx::make(idx::hash(w), EntryState::Revoking, idx::type(w), idx::entry(w),
+				 idx::gen8(w)));
 }
 
 void Registry::set_owner(uint32_t slot, pid_t owner)
 {
-	RegEntry &dst = wentries()[slot];
+	RegEntry &dst = wentry(slot);
 	RegEntry e = dst;
 
 	e.owner = owner;
@@ -460,22 +568,25 @@ void Registry::set_owner(uint32_t slot, pid_t owner)
 
 void Registry::set_live(uint32_t slot)
 {
-	RegEntry &dst = wentries()[slot];
+	RegEntry &dst = wentry(slot);
 	RegEntry e = dst;
 
 	e.state = static_cast<uint32_t>(EntryState::Live);
 	e.revoke_id = 0;
 	write_entry(dst, e);
+	const uint64_t w = index()[slot];
+	set_word(slot, idx::make(idx::hash(w), EntryState::Live, idx::type(w), idx::entry(w),
+				 idx::gen8(w)));
 }
 
 void Registry::remove(uint32_t slot)
 {
-	RegEntry &dst = wentries()[slot];
+	const uint64_t w = index()[slot];
 	RegEntry e{};
 
-	e.state = static_cast<uint32_t>(EntryState::Tombstone);
-	e.gen = dst.gen;
-	write_entry(dst, e);
+	set_word(slot, idx::make(0, EntryState::Tombstone, 0, 0, idx::gen8(w)));
+	write_entry(wentries()[idx::entry(w)], e);
+	free_entries_.push_back(idx::entry(w));
 	whdr()->live--;
 }
 

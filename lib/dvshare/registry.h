@@ -8,8 +8,10 @@
 #ifndef DVS_REGISTRY_H
 #define DVS_REGISTRY_H
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -53,27 +55,73 @@ public:
 	/* Read-only fd on the registry for a secondary (primary only). */
 	int ro_fd() const { return ro_fd_.get(); }
 	bool closed() const;
-	/* Fault the whole mapping in with one call (MADV_POPULATE_READ) before
-	 * walking every entry: one fault per page costs several times more.
-	 * Best effort: a kernel without it faults page by page as before. */
+	/* Fault the bitmap, the index and the entries written so far in
+	 * with one call (MADV_POPULATE_READ) before walking every entry: one
+	 * fault per page costs several times more. Best effort: a kernel
+	 * without it faults page by page as before. */
 	void prefault() const;
+	/* In hugepages (MFD_HUGETLB), or 4 KiB pages. */
+	bool in_hugepages() const { return hdr()->hugepage != 0; }
 
-	/* Seqlocked copy of slot @slot. 0, or -EAGAIN when the writer never
-	 * finished (a dead primary) or -EBADMSG when the copy is corrupt. */
+	/* Seqlocked copy of the entry in slot @slot (of the index word only
+	 * when empty or a tombstone: state and low generation bits). 0, or
+	 * -EAGAIN when the writer never finished (a dead primary) or -EBADMSG
+	 * when the copy is corrupt. */
 	int read(uint32_t slot, RegEntry *snap) const;
+	/* Seqlocked copy of entry number @n (0 <= n < entries_used()) and
+	 * the slot that names it: 0; -ENOENT when no slot does (free); else
+	 * as read(). Walking entries in number order visits objects in
+	 * about the order they were published, in memory order. */
+	int read_entry(uint32_t n, RegEntry *snap, uint32_t *slot) const;
+	uint32_t entries_used() const
+	{
+		return std::min(__atomic_load_n(&hdr()->entries_used, __ATOMIC_ACQUIRE),
+				hdr()->max_objects);
+	}
 	/* Find a live entry by name: 0 with the copy and slot, or -ENOENT. */
 	int find(const char *name, RegEntry *snap, uint32_t *slot) const;
-	/* The lookup hot path: find a live entry by name (@len = strlen)
-	 * comparing in place under the seqlock, no copy. 0 with its slot,
-	 * generation and type; -ENOENT; -EAGAIN/-EBADMSG as read(). */
+	/* Find a live entry by name (@len = strlen, @hash = name_hash()),
+	 * comparing the name in place under the seqlock, no copy. 0 with its
+	 * slot, generation and type; -ENOENT; -EAGAIN/-EBADMSG as read(). */
+	int locate(const char *name, size_t len, uint32_t hash, uint32_t *slot, uint32_t *gen,
+		   uint32_t *type) const;
 	int locate(const char *name, size_t len, uint32_t *slot, uint32_t *gen,
 		   uint32_t *type) const
 	{
 		return locate(name, len, name_hash(name), slot, gen, type);
 	}
-	/* The same with @hash = name_hash(@name) already known. */
-	int locate(const char *name, size_t len, uint32_t hash, uint32_t *slot, uint32_t *gen,
-		   uint32_t *type) const;
+	/* Does the entry that index word @w of @slot names hold @name (live)?
+	 * 1 with its full generation in @gen, 0 if not, -EAGAIN/-EBADMSG. */
+	int entry_is(uint32_t slot, uint64_t w, const char *name, size_t len, uint32_t *gen) const;
+
+	/* Index word of @slot (see registry_layout.h), read once. */
+	uint64_t word(uint32_t slot) const
+	{
+		return __atomic_load_n(&index()[slot], __ATOMIC_ACQUIRE);
+	}
+	/* The lookup hot path: call @fn(slot, word) for each live slot on
+	 * @hash's probe path whose word has the hash, until it returns
+	 * non-zero: 0 when it returned 1, its value when negative, -ENOENT
+	 * when the path ends. Reads 8 bytes per slot, nothing else. */
+	template <typename F> int probe(uint32_t hash, F &&fn) const
+	{
+		const RegHeader *h = hdr();
+		const uint32_t mask = h->nslots - 1;
+		const uint32_t probes = __atomic_load_n(&h->max_probe, __ATOMIC_ACQUIRE) + 1;
+
+		for (uint32_t i = 0; i < probes && i <= mask; i++) {
+			const uint32_t s = (hash + i) & mask;
+			const uint64_t w = word(s);
+			if (w == 0)
+				return -ENOENT;
+			if (idx::state(w) != EntryState::Live || idx::hash(w) != (hash & idx::kHashMask))
+				continue;
+			int rc = fn(s, w);
+			if (rc != 0)
+				return rc > 0 ? 0 : rc;
+		}
+		return -ENOENT;
+	}
 	/* First slot >= @from ever taken, or nslots(): walk with
 	 * for (s = next_used(0); s < nslots(); s = next_used(s + 1)). */
 	uint32_t next_used(uint32_t from) const;
@@ -94,11 +142,20 @@ private:
 	const RegEntry *entries() const;
 	RegEntry *wentries();
 	const uint64_t *bitmap() const;
+	const uint64_t *index() const;
+	/* The live or revoking entry of @slot (writer side). */
+	RegEntry &wentry(uint32_t slot);
+	void set_word(uint32_t slot, uint64_t w);
 	void write_entry(RegEntry &dst, const RegEntry &src);
+	int map_new(const char *name, size_t size);
 
 	Fd fd_;
 	Fd ro_fd_;
 	Mapping map_;
+	/* Primary only: entry numbers free (a stack, lowest on top), and each
+	 * slot's full generation (the index keeps 8 bits). */
+	std::vector<uint32_t> free_entries_;
+	std::vector<uint32_t> gens_;
 };
 
 } // namespace dvs

@@ -3,8 +3,9 @@
  * This process's handles of a device, by registry slot: who owns each
  * (a map of the slots actually held, so walks cost what is held, not the
  * registry's capacity) and a lock-free view for lookups (one pointer per
- * slot, in zeroed memory the kernel hands out lazily: a registry of
- * 100,000 objects costs no page until a slot is used).
+ * slot, in zeroed memory the kernel hands out lazily, in transparent
+ * hugepages from 2 MiB up), and the pool its
+ * handles return to (handles.h).
  */
 #ifndef DVS_SLOT_STORE_H
 #define DVS_SLOT_STORE_H
@@ -25,14 +26,15 @@ public:
 	/* For @nslots slots; 0 or -ENOMEM. */
 	int init(uint32_t nslots)
 	{
-		view_.reset(static_cast<Handle **>(calloc(nslots, sizeof(Handle *))));
+		view_mem_ = Mapping::anon(static_cast<size_t>(nslots) * sizeof(Handle *));
+		view_ = static_cast<Handle **>(view_mem_.addr());
 		return view_ != nullptr ? 0 : -ENOMEM;
 	}
 
 	/* The hot path: the handle a lookup may take, or nullptr. */
 	Handle *view(uint32_t slot) const
 	{
-		return std::atomic_ref<Handle *>(view_[slot]).load(std::memory_order_seq_cst);
+		return std::atomic_ref<Handle *>(view_[slot]).load(std::memory_order_acquire);
 	}
 
 	Handle *get(uint32_t slot) const
@@ -41,25 +43,30 @@ public:
 		return it != owned_.end() ? it->second.get() : nullptr;
 	}
 
-	/* Own @h for @slot (which holds nothing) and show it to lookups. */
-	void put(uint32_t slot, std::unique_ptr<Handle> h)
+	/* Own @h for @slot (which holds nothing), its fields all written,
+	 * and show it to lookups: from now on it is only ever recycled. */
+	void put(uint32_t slot, HandlePtr<> h)
 	{
 		Handle *raw = h.get();
+		raw->pool = &pool_;
+		raw->revive();
 		owned_[slot] = std::move(h);
 		std::atomic_ref<Handle *>(view_[slot]).store(raw, std::memory_order_release);
 	}
 
 	/* Hide @slot's handle from lookups and give it up (nullptr if none). */
-	std::unique_ptr<Handle> take(uint32_t slot)
+	HandlePtr<> take(uint32_t slot)
 	{
 		auto it = owned_.find(slot);
 		if (it == owned_.end())
 			return nullptr;
 		std::atomic_ref<Handle *>(view_[slot]).store(nullptr, std::memory_order_seq_cst);
-		std::unique_ptr<Handle> h = std::move(it->second);
+		HandlePtr<> h = std::move(it->second);
 		owned_.erase(it);
 		return h;
 	}
+
+	HandlePool *pool() { return &pool_; }
 
 	/* The slots held now (a copy: the caller may take() while walking). */
 	std::vector<uint32_t> slots() const
@@ -96,15 +103,16 @@ public:
 	void clear()
 	{
 		owned_.clear();
-		view_.reset();
+		view_ = nullptr;
+		view_mem_.reset();
+		pool_.close();
 	}
 
 private:
-	struct Free {
-		void operator()(Handle **p) const { free(p); }
-	};
-	std::unordered_map<uint32_t, std::unique_ptr<Handle>> owned_;
-	std::unique_ptr<Handle *[], Free> view_;
+	HandlePool pool_; /* first: destroyed last */
+	std::unordered_map<uint32_t, HandlePtr<>> owned_;
+	Mapping view_mem_;
+	Handle **view_ = nullptr;
 };
 
 } // namespace dvs

@@ -227,7 +227,7 @@ Registry make_registry()
 void test_fuzz_registry_headers_and_entries()
 {
 	Registry r = make_registry();
-	const size_t size = reg_file_size(r.nslots());
+	const size_t size = r.hdr()->file_size;
 	const auto *entries = reinterpret_cast<const RegEntry *>(
 		reinterpret_cast<const uint8_t *>(r.hdr()) + reg_entries_off(r.nslots()));
 	std::string why;
@@ -242,10 +242,11 @@ void test_fuzz_registry_headers_and_entries()
 		}
 		/* Accepted geometry must be self-consistent. */
 		CU_ASSERT_FATAL((h.nslots & (h.nslots - 1)) == 0 && h.max_probe < h.nslots &&
-				fsize == reg_file_size(h.nslots));
+				fsize == h.file_size &&
+				fsize >= reg_file_size(h.nslots, h.max_objects));
 	}
 	for (int i = 0; i < 20000; i++, inputs++) {
-		RegEntry e = entries[rnd(r.nslots())];
+		RegEntry e = entries[rnd(r.hdr()->entries_used)];
 		mutate(reinterpret_cast<uint8_t *>(&e), sizeof(e));
 		if (!validate_entry(e))
 			continue;
@@ -276,14 +277,14 @@ int sealed_ro(const void *data, size_t len)
 void test_fuzz_registry_images()
 {
 	Registry r = make_registry();
-	const size_t size = reg_file_size(r.nslots());
+	const size_t size = r.hdr()->file_size;
 
 	for (int i = 0; i < 2000; i++, inputs++) {
 		std::vector<uint8_t> img(reinterpret_cast<const uint8_t *>(r.hdr()),
 					 reinterpret_cast<const uint8_t *>(r.hdr()) + size);
 		const size_t eoff = reg_entries_off(r.nslots());
 		mutate(img.data(), kRegHeaderSize);
-		mutate(img.data() + kRegHeaderSize, eoff - kRegHeaderSize); /* bitmap */
+		mutate(img.data() + kRegHeaderSize, eoff - kRegHeaderSize); /* bitmap, index */
 		mutate(img.data() + eoff, size - eoff);
 		/* Keep most seqlocks even so reads go past them. */
 		for (size_t off = eoff; off + sizeof(RegEntry) <= size; off += sizeof(RegEntry))

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "dvs_cunit.h"
 #include "handles.h"
@@ -19,8 +20,10 @@ using dvs::Handle;
 namespace {
 
 struct TestHandle : Handle {
-	TestHandle() : Handle(nullptr, DVSHARE_TYPE_OBJ, false) {}
-	void let_go() override {}
+	static constexpr enum dvshare_type kType = DVSHARE_TYPE_OBJ;
+	TestHandle(dvshare_dev *d = nullptr, bool own = false) : Handle(d, kType, own) { revive(); }
+	void let_go() override { let_go_calls++; }
+	int let_go_calls = 0;
 };
 
 /* Long enough for a thread that could get past a gate to do so. */
@@ -48,6 +51,114 @@ void test_refs_and_revoked()
 	CU_ASSERT_FALSE(h.put(&revoked)); /* a double release is refused */
 	CU_ASSERT_EQUAL(h.refs(), 0u);
 	CU_ASSERT_TRUE(h.revoked());
+}
+
+/* A handle is born revoked: nothing takes it before its fields are set. */
+void test_born_revoked_until_revived()
+{
+	struct Fresh : Handle {
+		Fresh() : Handle(nullptr, DVSHARE_TYPE_VAR, false) {}
+		void let_go() override {}
+	} h;
+
+	CU_ASSERT_TRUE(h.revoked());
+	CU_ASSERT_FALSE(h.try_get());
+	CU_ASSERT_EQUAL(h.refs(), 0u); /* the failed try left nothing */
+	h.revive();
+	CU_ASSERT_FALSE(h.revoked());
+	CU_ASSERT_TRUE(h.try_get());
+	CU_ASSERT_EQUAL(h.refs(), 1u);
+}
+
+/* Lookups with a stale pointer hammer a revoked handle while it is
+ * revived: none gets a reference while it is revoked, none is lost when
+ * it comes back (a revive that stored 0 over a lookup's passing count
+ * would let the lookup's back-out eat a real reference). */
+void test_revive_against_stale_lookups()
+{
+	TestHandle h;
+	std::atomic<bool> stop{false}, revived{false};
+	std::atomic<long> early{0}, got{0};
+
+	h.revoke_and_drain();
+	std::vector<std::thread> ts;
+	for (int t = 0; t < 3; t++)
+		ts.emplace_back([&] {
+			while (!stop) {
+				const bool before = !revived.load();
+				if (h.try_get()) {
+					if (before && !revived.load())
+						early++;
+					got++;
+				}
+			}
+		});
+	settle();
+	revived = true;
+	h.revive();
+	settle();
+	stop = true;
+	for (auto &t : ts)
+		t.join();
+	CU_ASSERT_EQUAL(early.load(), 0);
+	CU_ASSERT(got.load() > 0);
+	CU_ASSERT_EQUAL(static_cast<long>(h.refs()), got.load());
+}
+
+/* The pool: a handle given back is cleared and handed out again, by type;
+ * once closed, what it kept and what comes later is destroyed, and the
+ * arena goes when the last handle out of it does. */
+void test_pool_recycles_by_type()
+{
+	dvs::HandlePool pool;
+	TestHandle *a = pool.make<TestHandle>(nullptr, false);
+	bool revoked;
+
+	CU_ASSERT_EQUAL(reinterpret_cast<uintptr_t>(a) % 64, 0u); /* one line for the hot fields */
+	snprintf(a->name, sizeof(a->name), "old");
+	a->slot = 5;
+	a->get();
+	a->revoke_and_drain();
+	CU_ASSERT_TRUE(a->put(&revoked) && revoked);
+	dvs::HandlePtr<>(a).reset(); /* its owner lets it go: back to the pool */
+	CU_ASSERT_PTR_NULL(pool.take(DVSHARE_TYPE_VAR));
+	TestHandle *b = pool.make<TestHandle>(nullptr, true);
+	CU_ASSERT_PTR_EQUAL(b, a);
+	CU_ASSERT_STRING_EQUAL(b->name, "");
+	CU_ASSERT_EQUAL(b->slot, 0u);
+	CU_ASSERT_TRUE(b->owner);
+	TestHandle *c = pool.make<TestHandle>(nullptr, false); /* a new block */
+	CU_ASSERT_PTR_NOT_EQUAL(c, b);
+	CU_ASSERT_EQUAL(reinterpret_cast<uintptr_t>(c) - reinterpret_cast<uintptr_t>(b),
+			dvs::HandlePool::kBlock);
+	pool.give(b);
+	pool.close(); /* destroys b; c is still out: the arena stays */
+	c->name[0] = 'x'; /* still mapped (a fault here would be the bug) */
+	pool.give(c); /* after close: destroyed at once, and the arena goes */
+	CU_ASSERT_PTR_NULL(pool.take(DVSHARE_TYPE_OBJ));
+}
+
+/* Thousands of handles: the arena grows past its first chunks into 2 MiB
+ * ones, every block distinct and 64-byte aligned. */
+void test_pool_grows()
+{
+	dvs::HandlePool pool;
+	std::vector<TestHandle *> v;
+
+	for (int i = 0; i < 20000; i++) {
+		v.push_back(pool.make<TestHandle>(nullptr, false));
+		CU_ASSERT_EQUAL_FATAL(reinterpret_cast<uintptr_t>(v.back()) % 64, 0u);
+		snprintf(v.back()->name, sizeof(v.back()->name), "h%d", i);
+	}
+	for (int i = 0; i < 20000; i++) {
+		char n[16];
+		snprintf(n, sizeof(n), "h%d", i);
+		CU_ASSERT_STRING_EQUAL_FATAL(v[i]->name, n);
+	}
+	for (TestHandle *h : v) {
+		h->revoke_and_drain();
+		pool.give(h);
+	}
 }
 
 /* Close @gate (a revoke or a hold) on @h while another thread is inside
@@ -129,6 +240,10 @@ void test_hold_waits_for_running_command()
 
 const struct dvs_test_case cases[] = {
 	DVS_TEST(test_refs_and_revoked),
+	DVS_TEST(test_born_revoked_until_revived),
+	DVS_TEST(test_revive_against_stale_lookups),
+	DVS_TEST(test_pool_recycles_by_type),
+	DVS_TEST(test_pool_grows),
 	DVS_TEST(test_revoke_waits_for_running_command),
 	DVS_TEST(test_hold_makes_commands_wait),
 	DVS_TEST(test_hold_waits_for_running_command),

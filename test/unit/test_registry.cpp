@@ -270,19 +270,38 @@ void test_seqlock_no_torn_reads()
 }
 
 /* What a secondary gets: read-only, sealed, validated. */
-void test_readonly_fd_and_seals()
+/* Free 2 MiB hugepages, from /proc/meminfo. */
+long free_hugepages()
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	while (f != nullptr && fgets(line, sizeof(line), f) != nullptr)
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	if (f != nullptr)
+		fclose(f);
+	return n;
+}
+
+/* A registry of @max objects: sealed and handed over read-only, in 4 KiB
+ * pages or (large enough, hugepages free) in hugepages, the same both ways. */
+void check_readonly_fd_and_seals(uint32_t max)
 {
 	Registry r, ro;
 	std::string why;
 	RegEntry snap;
 	uint32_t slot;
 
-	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, 16, kDbOffset), 0);
+	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, max, kDbOffset), 0);
+	const size_t page = r.in_hugepages() ? 2u << 20 : 4096;
+	CU_ASSERT_EQUAL(r.hdr()->file_size % page, 0u);
 	CU_ASSERT_EQUAL(r.insert(entry("x"), &slot), 0);
 	int fd = dup(r.ro_fd());
 	CU_ASSERT_EQUAL((fcntl(fd, F_GETFL) & O_ACCMODE), O_RDONLY);
 	/* No writable mapping, no write, no resize through it. */
-	CU_ASSERT_EQUAL(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
+	CU_ASSERT_EQUAL(mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
 	CU_ASSERT_EQUAL(write(fd, "x", 1), -1);
 	CU_ASSERT_NOT_EQUAL(ftruncate(fd, 0), 0);
 	/* Reopening it read-write does not help either: the memfd is sealed. */
@@ -290,12 +309,14 @@ void test_readonly_fd_and_seals()
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	int rw = open(path, O_RDWR);
 	if (rw >= 0) {
-		CU_ASSERT_EQUAL(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0), MAP_FAILED);
+		CU_ASSERT_EQUAL(mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0), MAP_FAILED);
 		CU_ASSERT_EQUAL(pwrite(rw, "x", 1, 0), -1);
-		CU_ASSERT_NOT_EQUAL(ftruncate(rw, 4096), 0);
+		CU_ASSERT_NOT_EQUAL(ftruncate(rw, page), 0);
 		close(rw);
 	}
 	CU_ASSERT_EQUAL_FATAL(ro.attach(Fd(fd), &why), 0);
+	CU_ASSERT_EQUAL(ro.in_hugepages(), r.in_hugepages());
+	ro.prefault();
 	CU_ASSERT_EQUAL(ro.find("x", &snap, &slot), 0);
 	/* A later write by the primary is seen through the read-only view. */
 	CU_ASSERT_EQUAL(r.set_meta(slot, "m", 1), 0);
@@ -303,6 +324,32 @@ void test_readonly_fd_and_seals()
 	CU_ASSERT_EQUAL(snap.meta_len, 1);
 	r.mark_closed();
 	CU_ASSERT_TRUE(ro.closed());
+}
+
+void test_readonly_fd_and_seals()
+{
+	Registry small;
+
+	/* Less than a hugepage: never in one. */
+	CU_ASSERT_EQUAL_FATAL(small.create("sim1", "sim", kSizes, 16, kDbOffset), 0);
+	CU_ASSERT_FALSE(small.in_hugepages());
+	check_readonly_fd_and_seals(16);
+}
+
+/* 16,384 objects: 5.3 MiB, three hugepages when the system has them
+ * (buildtools/hugepages.sh reserves them for every test run). */
+void test_hugepage_registry()
+{
+	const long before = free_hugepages();
+	Registry r;
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, 16384, kDbOffset), 0);
+	printf("(%ld hugepages free: registry in %s) ", before,
+	       r.in_hugepages() ? "hugepages" : "4 KiB pages");
+	CU_ASSERT_EQUAL(r.in_hugepages(), before >= 3);
+	if (r.in_hugepages())
+		CU_ASSERT_EQUAL(free_hugepages(), before - 3); /* faulted in at create */
+	check_readonly_fd_and_seals(16384);
 }
 
 void test_attach_refuses_garbage()
@@ -346,7 +393,7 @@ void test_validate_header()
 	std::string why;
 
 	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 16, kDbOffset), 0);
-	const size_t size = reg_file_size(r.nslots());
+	const size_t size = r.hdr()->file_size;
 	RegHeader h = *r.hdr();
 	CU_ASSERT_EQUAL(h.db_offset, kDbOffset);
 	CU_ASSERT_EQUAL(validate_header(h, size, &why), 0);
@@ -368,6 +415,12 @@ void test_validate_header()
 	bad = h;
 	bad.nslots = 33;
 	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+	bad = h;
+	bad.entries_used = bad.max_objects + 1;
+	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
+	bad = h;
+	bad.file_size = size + 4096;
+	CU_ASSERT_EQUAL(validate_header(bad, size + 4096, &why), -EINVAL);
 	bad = h;
 	bad.max_probe = bad.nslots;
 	CU_ASSERT_EQUAL(validate_header(bad, size, &why), -EINVAL);
@@ -442,6 +495,7 @@ const dvs_test_case cases[] = {
 	DVS_TEST(test_meta),
 	DVS_TEST(test_seqlock_no_torn_reads),
 	DVS_TEST(test_readonly_fd_and_seals),
+	DVS_TEST(test_hugepage_registry),
 	DVS_TEST(test_attach_refuses_garbage),
 	DVS_TEST(test_validate_header),
 	DVS_TEST(test_publish_order),
