@@ -229,56 +229,94 @@ out:
 	return rc;
 }
 
+/* Look up objects [0, @n) of BENCH_BULK and keep them (@hold), or
+ * release what was kept (!@hold). 0, or -1 when a lookup failed. */
+static int hold_all(struct dvshare_dev *dev, unsigned int n, void **h, int hold)
+{
+	char nm[DVSHARE_NAME_MAX];
+
+	for (unsigned int i = 0; i < n; i++) {
+		enum app_bulk_kind k = app_bulk_kind(i, BENCH_LOOKUP_VARS);
+		snprintf(nm, sizeof(nm), "%s%u", BENCH_BULK, i);
+		if (k == APP_BULK_VAR)
+			hold ? (void)(h[i] = dvshare_var_lookup(dev, nm)) : dvshare_var_release(h[i]);
+		else if (k == APP_BULK_UMEM)
+			hold ? (void)(h[i] = dvshare_umem_lookup(dev, nm)) : dvshare_umem_release(h[i]);
+		else
+			hold ? (void)(h[i] = dvshare_obj_lookup(dev, nm)) : dvshare_obj_release(h[i]);
+		if (hold && h[i] == NULL) {
+			bench_fail("lookup of %s: %s", nm, rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* ms for dvshare_dev_close() of @n objects with @nsec (0 or 1) eager
- * secondaries attached. */
+ * secondaries attached; with @held, the primary's application holds a
+ * handle of each object through the close (releasing them after). */
 static int close_point(struct bench_ctx *x, const char *name, unsigned int n, int nsec,
-		       double *ms)
+		       int held, double *ms)
 {
 	struct bench_child kid;
 	struct dvshare_dev *dev = bench_dev_open(name, n > 16384 ? n : 0);
+	void **h = held ? calloc(n, sizeof(*h)) : NULL;
 	double t;
+	int rc = -1;
 
-	if (dev == NULL || bench_publish(dev, BENCH_BULK, 0, n, BENCH_LOOKUP_VARS) != 0 ||
+	if (dev == NULL || (held && h == NULL) ||
+	    bench_publish(dev, BENCH_BULK, 0, n, BENCH_LOOKUP_VARS) != 0 ||
+	    (held && hold_all(dev, n, h, 1) != 0) ||
 	    (nsec != 0 && start_idle(x, name, &kid, 1) != 0))
-		return -1;
+		goto out;
 	t = bench_now();
 	if (bench_dev_close(dev) != 0)
-		return -1;
+		goto out;
 	*ms = (bench_now() - t) * 1e3;
-	return nsec != 0 ? stop_idle(&kid, 1, 1) : 0;
+	if (held)
+		(void)hold_all(dev, n, h, 0);
+	rc = nsec != 0 ? stop_idle(&kid, 1, 1) : 0;
+out:
+	free(h);
+	return rc;
 }
 
 /* Section 6 (c): the close against the object count, alone and with one
- * secondary: it should grow in proportion. */
+ * secondary (and with the primary holding handles): it should grow in
+ * proportion. */
 static int close_curve(struct bench_ctx *x, const char *name)
 {
 	static const unsigned int counts[] = { 1000, 10000, 100000 };
+	static const char *const cols[] = { "no secondary", "one secondary",
+					    "one, handles held" };
 	const int npts = x->o->quick ? 2 : 3;
-	double ms[3][2];
+	double ms[3][3];
 	char what[96];
 
 	for (int i = 0; i < npts; i++)
-		for (int k = 0; k < 2; k++)
-			if (close_point(x, name, counts[i], k, &ms[i][k]) != 0)
+		for (int k = 0; k < 3; k++)
+			if (close_point(x, name, counts[i], k != 0, k == 2, &ms[i][k]) != 0)
 				return -1;
-	printf("   (c) dvshare_dev_close() against the object count, ms:\n");
-	printf("       %-10s %14s %16s\n", "objects", "no secondary", "one secondary");
+	printf("   (c) dvshare_dev_close() against the object count, ms (held: the primary's "
+	       "application holds a handle of each object through the close):\n");
+	printf("       %-10s %14s %14s %18s\n", "objects", cols[0], cols[1], cols[2]);
 	for (int i = 0; i < npts; i++)
-		printf("       %-10u %14.1f %16.1f\n", counts[i], ms[i][0], ms[i][1]);
+		printf("       %-10u %14.1f %14.1f %18.1f\n", counts[i], ms[i][0], ms[i][1],
+		       ms[i][2]);
 	bj_arr("close_curve");
 	for (int i = 0; i < npts; i++) {
 		bj_obj(NULL);
 		bj_int("objects", counts[i]);
 		bj_num("alone_ms", ms[i][0]);
 		bj_num("one_secondary_ms", ms[i][1]);
+		bj_num("held_ms", ms[i][2]);
 		bj_end();
 	}
 	bj_end();
 	if (npts < 3)
 		return 0;
-	for (int k = 0; k < 2; k++) {
-		snprintf(what, sizeof(what), "close of 100,000 / close of 10,000, %s",
-			 k == 0 ? "no secondary" : "one secondary");
+	for (int k = 0; k < 3; k++) {
+		snprintf(what, sizeof(what), "close of 100,000 / close of 10,000, %s", cols[k]);
 		bench_goal(6, what, ms[2][k] / ms[1][k], 12, "x");
 	}
 	return 0;

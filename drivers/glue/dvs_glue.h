@@ -53,12 +53,13 @@ struct dvs_glue {
 	struct mlx5dv_var *(*var_import)(struct ibv_context *context, void *data);
 	void (*var_unimport)(struct mlx5dv_var *dv_var);
 	/**
-	 * mmap(2) of the context's cmd_fd (how a VAR page is reached):
-	 * NULL and errno on failure. The sim applies the kernel's mmap
-	 * rules here (EINVAL for an offset whose VAR was freed).
+	 * mmap(2) of the context's cmd_fd (how a VAR page is reached), at
+	 * @addr (a hint, or the place with MAP_FIXED): NULL and errno on
+	 * failure. The sim applies the kernel's mmap rules here (EINVAL for
+	 * an offset whose VAR was freed).
 	 */
-	void *(*mmap_cmd)(struct ibv_context *context, size_t length, int prot, int flags,
-			  off_t offset);
+	void *(*mmap_cmd)(struct ibv_context *context, void *addr, size_t length, int prot,
+			  int flags, off_t offset);
 
 	/* DEVX general objects. */
 	struct mlx5dv_devx_obj *(*devx_obj_create)(struct ibv_context *context,

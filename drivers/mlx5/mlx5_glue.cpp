@@ -60,9 +60,10 @@ private:
 };
 
 /* Not an rdma-core call: the mmap of a cmd_fd that reaches a VAR page. */
-void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_t offset)
+void *mmap_cmd(struct ibv_context *ctx, void *addr, size_t length, int prot, int flags,
+	       off_t offset)
 {
-	void *p = mmap(nullptr, length, prot, flags, ctx->cmd_fd, offset);
+	void *p = mmap(addr, length, prot, flags, ctx->cmd_fd, offset);
 
 	return p == MAP_FAILED ? nullptr : p;
 }

@@ -91,7 +91,8 @@ void free_var(struct mlx5dv_var *var);
 int var_export(struct mlx5dv_var *var, void *data);
 struct mlx5dv_var *var_import(struct ibv_context *ctx, void *data);
 void var_unimport(struct mlx5dv_var *var);
-void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_t offset);
+void *mmap_cmd(struct ibv_context *ctx, void *addr, size_t length, int prot, int flags,
+	       off_t offset);
 
 /* DEVX object calls. */
 struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,

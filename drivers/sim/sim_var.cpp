@@ -116,7 +116,8 @@ void var_unimport(struct mlx5dv_var *var)
  * entry's length. A mapping that succeeds keeps the page out of the pool
  * until it is gone.
  */
-void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_t offset)
+void *mmap_cmd(struct ibv_context *ctx, void *addr, size_t length, int prot, int flags,
+	       off_t offset)
 {
 	SimContext *sc = to_sim(ctx);
 
@@ -128,7 +129,7 @@ void *mmap_cmd(struct ibv_context *ctx, size_t length, int prot, int flags, off_
 	if (page < 0 ||
 	    sc->ufile.page(static_cast<uint32_t>(page)).use != static_cast<uint32_t>(PageUse::Owned))
 		return fail_null<void>(EINVAL);
-	void *p = ::mmap(nullptr, length, prot, flags, sc->ufile.fd(), offset);
+	void *p = ::mmap(addr, length, prot, flags, sc->ufile.fd(), offset);
 	if (p == MAP_FAILED)
 		return nullptr;
 	record_mapping(sc->ufile, static_cast<uint32_t>(page), p);

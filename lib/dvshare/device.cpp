@@ -51,6 +51,7 @@ void dvshare_dev::teardown()
 	ctx_ = nullptr;
 	reg_ = dvs::Registry();
 	store_.clear();
+	vars_.close(); /* only the places of VARs the application still holds stay */
 }
 
 void dvshare_dev::drop_handles(enum dvshare_type type)
@@ -130,6 +131,7 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 	}
 	if (dvs_sim_is_context(ctx))
 		free_watch_ = std::make_unique<dvs::FreeWatch>(ctx);
+	vars_.configure(reg_.hdr()->max_objects);
 	return store_.init(reg_.nslots());
 }
 
@@ -199,16 +201,24 @@ int dvshare_dev::adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *c
  * the VAR's offset); its doorbell register is db_offset() into it. */
 int dvshare_dev::map_var(dvshare_var *v)
 {
-	void *p = glue_->mmap_cmd(ctx_, v->dv->length, PROT_READ | PROT_WRITE, MAP_SHARED,
-				  v->dv->mmap_off);
+	const size_t len = v->dv->length;
+	dvs::VarRegion *region = nullptr;
+	uint32_t idx = 0;
+	void *at = nullptr;
 
+	if (vars_.fits(len) && vars_.take(&idx, &at) == 0)
+		region = &vars_; /* else a mapping of its own, anywhere */
+	void *p = glue_->mmap_cmd(ctx_, at, len, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | (region != nullptr ? MAP_FIXED : 0), v->dv->mmap_off);
 	if (p == nullptr) {
 		int err = errno;
+		if (region != nullptr)
+			vars_.lose(idx);
 		DVS_LOG(ERR, "%s: cannot map VAR page %u: %s", name_.c_str(), v->dv->page_id,
 			strerror(err));
 		return -err;
 	}
-	v->page = dvs::Mapping(p, v->dv->length);
+	v->page.set(p, len, region, idx);
 	if (db_offset() + sizeof(uint32_t) > v->dv->length) {
 		DVS_LOG(ERR, "%s: doorbell offset %u is outside the %u-byte VAR page", name_.c_str(),
 			db_offset(), v->dv->length);

@@ -119,9 +119,18 @@ public:
 	/* Secondary, IPC thread: let go of the object in @slot if the
 	 * registry still asks for it. Returns true when an ack is due. */
 	bool revoke_local(uint32_t slot, uint32_t gen, uint32_t revoke_id, std::string *name);
-	/* Secondary: the same for every entry of batch @revoke_id; the names
-	 * let go of (REVOKED events) in @names. */
-	void revoke_local_batch(uint32_t revoke_id, std::vector<std::string> *names);
+	/* Secondary: batch @revoke_id in two steps around its answer. What
+	 * the answer waits for: every handle this process holds that the
+	 * batch names is hidden, refused and (VAR) fenced. With @names (an
+	 * application listens to events), the names it let go of, after
+	 * REVOKING events for every name in the batch. */
+	struct BatchLetGo {
+		std::vector<dvs::HandlePtr<>> handles;
+		std::vector<std::string> names;
+	};
+	void revoke_batch_fence(uint32_t revoke_id, bool names, BatchLetGo *out);
+	/* After the answer: unimport and recycle. */
+	void revoke_batch_finish(BatchLetGo *lg);
 	/* Secondary, after attach: drop imports the registry no longer has. */
 	void revalidate();
 	/* Revoked handle @h lost its last reference: back to the pool. */
@@ -156,6 +165,7 @@ public:
 	/* Where the doorbell register sits in a VAR page of this device. */
 	uint32_t db_offset() const { return reg_.hdr()->db_offset; }
 	uint32_t attached_objects() const { return imported_; }
+	const dvs::VarRegion &var_region() const { return vars_; }
 
 private:
 	dvshare_dev() = default;
@@ -186,6 +196,10 @@ private:
 	int destroy_batch(const std::vector<std::string> *names, const dvs::PeerId *owner,
 			  uint64_t upto, unsigned int timeout_ms, std::set<pid_t> *blockers);
 	void let_go_locked(uint32_t slot);
+	dvs::HandlePtr<> detach_locked(uint32_t slot, bool fence_var = true);
+	/* Fence @vars, one mmap() per run of consecutive places. */
+	void fence_vars(const std::vector<dvshare_var *> &vars);
+	void retire_locked(dvs::HandlePtr<> h);
 	void mark_orphan_locked(uint32_t slot, bool reclaim);
 	void reap_locked(dvs::Handle *h);
 	void reap_all_locked();
@@ -206,11 +220,13 @@ private:
 	std::mutex ctl_; /* serialises registry writes and imports */
 	/* Per registry slot: the handle (owned here) and a lock-free view. */
 	dvs::SlotStore store_;
+	/* Where this process maps the device's VAR pages (var_region.h). */
+	dvs::VarRegion vars_;
 	/* Revoked handles, back to the pool once unreferenced (each by its
 	 * last release; a sweep now and then for those whose last release
 	 * was a lookup's passing reference). */
 	std::unordered_map<dvs::Handle *, dvs::HandlePtr<>> retired_;
-	uint32_t retirements_ = 0;
+	size_t retired_since_sweep_ = 0; /* a sweep once as many as it walks: O(1) each */
 
 	/* Primary: destroys waiting for secondaries. */
 	struct Pending {

@@ -166,6 +166,7 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy 
 	if (d->ctx_ == nullptr)
 		return -errno;
 	d->owns_ctx_ = true;
+	d->vars_.configure(d->reg_.hdr()->max_objects);
 	rc = d->store_.init(d->reg_.nslots());
 	if (rc != 0) {
 		*why = "no memory for the device's handles";

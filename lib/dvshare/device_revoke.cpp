@@ -58,27 +58,69 @@ int dvshare_dev::kill_kernel_object(Handle *h)
 	return -rc;
 }
 
-void dvshare_dev::let_go_locked(uint32_t slot)
+/* Hide the handle of @slot from lookups, refuse its commands from now on
+ * and fence a VAR: what a revoke must finish before it is answered. */
+dvs::HandlePtr<> dvshare_dev::detach_locked(uint32_t slot, bool fence_var)
 {
 	dvs::HandlePtr<> h = store_.take(slot);
 
 	if (h == nullptr)
-		return;
+		return h;
 	if (h->for_peer)
 		for_peers_--;
 	if (!h->creator.none() && --created_[h->creator] == 0)
 		created_.erase(h->creator);
 	h->revoke_and_drain();
 	dvs::Library::get().stats.revoked++;
-	/* A VAR is fenced now; objects and UMEMs are refused from now on
-	 * and unimported at their last release. */
+	if (h->type == DVSHARE_TYPE_VAR && fence_var)
+		static_cast<dvshare_var *>(h.get())->fence();
+	return h;
+}
+
+void dvshare_dev::fence_vars(const std::vector<dvshare_var *> &vars)
+{
+	std::vector<uint32_t> places;
+
+	for (dvshare_var *v : vars) {
+		if (v->fenced || !v->page.valid())
+			continue;
+		if (v->page.region() != &vars_) {
+			v->fence(); /* a mapping of its own */
+			continue;
+		}
+		places.push_back(v->page.index());
+		v->fenced = true;
+	}
+	if (places.empty() || vars_.fence(places) == 0)
+		return;
+	/* Some run could not be fenced and was unmapped instead: fence()
+	 * says which VAR, one by one. */
+	DVS_LOG(ERR, "%s: cannot fence %zu VAR(s) in one call: unmapped instead", name_.c_str(),
+		places.size());
+}
+
+/* The rest of letting go, which may follow the answer: a VAR is freed or
+ * unimported now; objects and UMEMs are refused already and unimported
+ * at their last release (when the pool takes them back). */
+void dvshare_dev::retire_locked(dvs::HandlePtr<> h)
+{
 	if (h->type == DVSHARE_TYPE_VAR)
 		h->let_go();
 	Handle *raw = h.get();
 	retired_.emplace(raw, std::move(h));
 	reap_locked(raw);
-	if (++retirements_ % 1024 == 0)
+	if (++retired_since_sweep_ >= std::max<size_t>(1024, retired_.size())) {
+		retired_since_sweep_ = 0;
 		reap_all_locked();
+	}
+}
+
+void dvshare_dev::let_go_locked(uint32_t slot)
+{
+	dvs::HandlePtr<> h = detach_locked(slot);
+
+	if (h != nullptr)
+		retire_locked(std::move(h));
 }
 
 /* Recycle retired handle @h if nobody references it (its deleter gives it

@@ -178,8 +178,10 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 	}
 	dvs::fault_point("primary-revoke");
 	const pid_t self = getpid(); /* a system call: once, not per object */
-	for (const BatchItem &it : items)
-		lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), self);
+	const bool listened = lib.has_subscribers(this);
+	if (listened)
+		for (const BatchItem &it : items)
+			lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), self);
 	dvs::ipc_revoke(this, dvs::kRevokeBatch, 0, rid);
 	std::set<pid_t> missing;
 	int rc = wait_acks(rid, timeout_ms, &missing);
@@ -201,6 +203,11 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 			return rc;
 		}
 		std::sort(items.begin(), items.end(), destroy_order);
+		std::vector<dvshare_var *> vars;
+		for (const BatchItem &it : items)
+			if (Handle *h = store_.get(it.slot); h != nullptr && h->type == DVSHARE_TYPE_VAR)
+				vars.push_back(static_cast<dvshare_var *>(h));
+		fence_vars(vars); /* one mmap() per run; freed one by one below */
 		for (const BatchItem &it : items) {
 			Handle *h = store_.get(it.slot);
 			int krc = h != nullptr ? kill_kernel_object(h) : 0;
@@ -216,8 +223,9 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 		}
 	}
 	lib.stats.destroyed += gone.size();
-	for (const std::string &n : gone)
-		lib.emit(this, DVSHARE_EVENT_REVOKED, n.c_str(), self);
+	if (listened)
+		for (const std::string &n : gone)
+			lib.emit(this, DVSHARE_EVENT_REVOKED, n.c_str(), self);
 	if (refused != 0) {
 		DVS_LOG(ERR, "%s: %zu of %zu object(s) destroyed; the device refused the others, "
 			     "which stay published", name_.c_str(), gone.size(), items.size());
@@ -226,45 +234,66 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 	return static_cast<int>(gone.size());
 }
 
-void dvshare_dev::revoke_local_batch(uint32_t revoke_id, std::vector<std::string> *names)
+void dvshare_dev::revoke_batch_fence(uint32_t revoke_id, bool want_names, BatchLetGo *out)
 {
 	struct Hit {
 		uint32_t slot;
 		uint32_t gen;
 	};
 	std::vector<Hit> hits;
+	std::vector<std::string> names;
 	auto still_asked = [&](uint32_t slot, uint32_t gen) {
-		RegEntry e;
-		return reg_.read(slot, &e) == 0 &&
-		       e.state == static_cast<uint32_t>(EntryState::Revoking) && e.gen == gen &&
-		       e.revoke_id == revoke_id;
+		uint32_t g, rid;
+		return reg_.revoking(slot, &g, &rid) == 0 && g == gen && rid == revoke_id;
 	};
 
-	for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
-		RegEntry e;
-		if (reg_.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Revoking) &&
-		    e.revoke_id == revoke_id) {
-			hits.push_back({ s, e.gen });
-			names->emplace_back(e.name);
+	if (want_names) {
+		/* Events name every object of the batch, held here or not. */
+		for (uint32_t s = reg_.next_used(0); s < reg_.nslots(); s = reg_.next_used(s + 1)) {
+			RegEntry e;
+			if (reg_.read(s, &e) == 0 &&
+			    e.state == static_cast<uint32_t>(EntryState::Revoking) &&
+			    e.revoke_id == revoke_id) {
+				hits.push_back({ s, e.gen });
+				names.emplace_back(e.name);
+			}
 		}
+		for (const std::string &n : names)
+			dvs::Library::get().emit(this, DVSHARE_EVENT_REVOKING, n.c_str(),
+						 reg_.hdr()->primary_pid);
 	}
-	for (const std::string &n : *names)
-		dvs::Library::get().emit(this, DVSHARE_EVENT_REVOKING, n.c_str(),
-					 reg_.hdr()->primary_pid);
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
-		std::vector<std::string> let_go;
+		if (!want_names) {
+			/* Only what this process holds, three fields of each entry. */
+			store_.for_each([&](const Handle &h) { hits.push_back({ h.slot, h.gen }); });
+		}
+		out->handles.reserve(hits.size());
 		for (size_t i = 0; i < hits.size(); i++) {
 			if (!still_asked(hits[i].slot, hits[i].gen))
-				continue; /* called off while the application looked */
+				continue; /* not in the batch, or called off while the application looked */
 			const Handle *h = store_.get(hits[i].slot);
 			if (h != nullptr && h->gen == hits[i].gen)
-				let_go_locked(hits[i].slot);
-			let_go.push_back(std::move((*names)[i]));
+				out->handles.push_back(detach_locked(hits[i].slot, false));
+			if (want_names)
+				out->names.push_back(std::move(names[i]));
 		}
-		*names = std::move(let_go);
+		std::vector<dvshare_var *> vars;
+		for (auto &h : out->handles)
+			if (h->type == DVSHARE_TYPE_VAR)
+				vars.push_back(static_cast<dvshare_var *>(h.get()));
+		fence_vars(vars);
 	}
 	dvs::fault_point("revoke-fence");
+}
+
+void dvshare_dev::revoke_batch_finish(BatchLetGo *lg)
+{
+	std::lock_guard<std::mutex> lock(ctl_);
+
+	for (auto &h : lg->handles)
+		retire_locked(std::move(h));
+	lg->handles.clear();
 }
 
 /* One batch for everything, so a close costs one round trip per

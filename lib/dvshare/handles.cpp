@@ -134,20 +134,32 @@ void dvs::HandlePool::unmap_if_unused()
 
 /* Replace the VAR page in place with a private anonymous page, so a
  * doorbell written after this lands in the fence, never on a page the
- * device may give to someone else; then free (owner) or unimport. */
+ * device may give to someone else. */
+void dvshare_var::fence()
+{
+	if (fenced || !page.valid())
+		return;
+	fenced = true;
+	int rc = 0;
+	if (page.region() != nullptr) {
+		rc = page.region()->fence({ page.index() });
+	} else if (mmap(page.addr(), page.length(), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		rc = -errno;
+	}
+	if (rc != 0) {
+		/* Unmapped instead: a late write faults rather than land. */
+		DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it", dev->name().c_str(), name,
+			strerror(-rc));
+		page.reset();
+		db = nullptr;
+	}
+}
+
+/* Fenced, then freed (owner) or unimported. */
 void dvshare_var::let_go()
 {
-	if (page.valid()) {
-		void *p = mmap(page.addr(), page.length(), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		if (p == MAP_FAILED) {
-			/* Unmapped instead: a late write faults rather than land. */
-			DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it",
-				dev->name().c_str(), name, strerror(errno));
-			page.reset();
-			db = nullptr;
-		}
-	}
+	fence();
 	if (dv != nullptr) {
 		if (owner)
 			dev->glue()->free_var(dv); /* cannot fail: it frees the local struct too */
@@ -157,17 +169,20 @@ void dvshare_var::let_go()
 	}
 }
 
+/* Fenced before its place is given back: the place may stay mapped (a
+ * region's places are reused, not unmapped), and must not reach the page. */
 dvshare_var::~dvshare_var()
 {
-	page.reset();
 	let_go();
+	page.reset();
 }
 
 void dvshare_var::clear()
 {
-	page.reset();
 	let_go();
+	page.reset();
 	db = nullptr;
+	fenced = false;
 	Handle::clear();
 }
 

@@ -32,6 +32,7 @@
 #include "dvs_glue.h"
 #include "dvshare.h"
 #include "peer_id.h"
+#include "var_region.h"
 
 struct dvshare_dev;
 
@@ -251,15 +252,63 @@ template <typename T> HandlePtr<T> make_handle(HandlePool *pool, dvshare_dev *de
 
 } // namespace dvs
 
+namespace dvs {
+
+/* This process's mapping of a VAR page: a place in the device's region
+ * (given back when reset), or a mapping of its own (unmapped). */
+class VarPage {
+public:
+	VarPage() = default;
+	VarPage(const VarPage &) = delete;
+	VarPage &operator=(const VarPage &) = delete;
+	~VarPage() { reset(); }
+	void set(void *addr, size_t len, VarRegion *region, uint32_t idx)
+	{
+		reset();
+		addr_ = addr;
+		len_ = len;
+		region_ = region;
+		idx_ = idx;
+	}
+	void *addr() const { return addr_; }
+	size_t length() const { return len_; }
+	bool valid() const { return addr_ != nullptr; }
+	VarRegion *region() const { return region_; }
+	uint32_t index() const { return idx_; }
+	void reset()
+	{
+		if (addr_ == nullptr)
+			return;
+		if (region_ != nullptr)
+			region_->give(idx_);
+		else
+			munmap(addr_, len_);
+		addr_ = nullptr;
+		region_ = nullptr;
+	}
+
+private:
+	void *addr_ = nullptr;
+	size_t len_ = 0;
+	VarRegion *region_ = nullptr;
+	uint32_t idx_ = 0;
+};
+
+} // namespace dvs
+
 struct dvshare_var : dvs::Handle {
 	static constexpr enum dvshare_type kType = DVSHARE_TYPE_VAR;
 	dvshare_var(dvshare_dev *d, bool own) : Handle(d, kType, own) {}
 	~dvshare_var() override;
 	void let_go() override;
 	void clear() override;
+	/* Replace the page in place by a private one: a doorbell written
+	 * from now on reaches no device (what a revoke waits for). */
+	void fence();
+	bool fenced = false;
 
 	struct mlx5dv_var *dv = nullptr;
-	dvs::Mapping page; /* this process's mapping of the VAR page */
+	dvs::VarPage page; /* this process's mapping of the VAR page */
 	void *db = nullptr; /* its doorbell register: page + device db offset */
 };
 

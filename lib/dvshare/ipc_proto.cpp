@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "ipc_proto.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
-
-#include <unistd.h>
 
 #include "dvshare_prm.h"
 #include "registry_layout.h"
@@ -72,9 +75,33 @@ bool terminated(const char *s, size_t n)
 
 } // namespace
 
+namespace {
+
+/* getpid() is a system call: once per process (and per fork child), not
+ * once per message. */
+std::atomic<int32_t> self_pid{0};
+
+int32_t pid_now()
+{
+	int32_t pid = self_pid.load(std::memory_order_relaxed);
+
+	if (pid == 0) {
+		static std::once_flag once;
+		std::call_once(once, [] {
+			pthread_atfork(nullptr, nullptr,
+				       [] { self_pid.store(0, std::memory_order_relaxed); });
+		});
+		pid = static_cast<int32_t>(getpid());
+		self_pid.store(pid, std::memory_order_relaxed);
+	}
+	return pid;
+}
+
+} // namespace
+
 MpHdr mp_hdr()
 {
-	return MpHdr{ kMpMagic, kMpProto, kLibVersion, static_cast<int32_t>(getpid()) };
+	return MpHdr{ kMpMagic, kMpProto, kLibVersion, pid_now() };
 }
 
 template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, const T &body)

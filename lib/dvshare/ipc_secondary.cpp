@@ -433,13 +433,17 @@ void let_go(const RevokeMsg &r)
 	std::shared_ptr<dvshare_dev> d = lib.hold(r.ibdev);
 
 	if (r.slot == kRevokeBatch) {
-		/* A batch is answered once, whatever it asked of us. */
-		std::vector<std::string> names;
+		/* A batch is answered once, whatever it asked of us, as soon as
+		 * nothing here can reach its objects; unimports follow. */
+		dvshare_dev::BatchLetGo lg;
+		const bool names = d != nullptr && lib.has_subscribers(d.get());
 		if (d != nullptr)
-			d->revoke_local_batch(r.revoke_id, &names);
+			d->revoke_batch_fence(r.revoke_id, names, &lg);
 		send_ack(r);
 		dvs::fault_point("revoke-ack");
-		for (const std::string &n : names)
+		if (d != nullptr)
+			d->revoke_batch_finish(&lg);
+		for (const std::string &n : lg.names)
 			lib.emit(d.get(), DVSHARE_EVENT_REVOKED, n.c_str(), r.hdr.pid);
 		return;
 	}

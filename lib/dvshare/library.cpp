@@ -152,6 +152,14 @@ void Library::emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pi
 		subs_cv_.notify_all();
 }
 
+bool Library::has_subscribers(const dvshare_dev *dev)
+{
+	std::lock_guard<std::mutex> lock(mu);
+
+	return std::any_of(subs_.begin(), subs_.end(),
+			   [dev](const auto &s) { return s->dev == nullptr || s->dev == dev; });
+}
+
 void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
 		   bool need_dev)
 {

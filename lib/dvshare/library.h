@@ -118,6 +118,8 @@ public:
 	/* A message refused (forged, unverifiable, malformed): counted, and
 	 * said, the first few at WARNING, then at DEBUG (a flood of them
 	 * must not flood the log). */
+	/* Does any event callback listen to @dev (or to every device)? */
+	bool has_subscribers(const dvshare_dev *dev);
 	/* A message refused: counted, and logged (caused by peer @pid: under
 	 * its log budget, log_budget.h). */
 	void refused(const char *what, const std::string &why, pid_t pid = 0);

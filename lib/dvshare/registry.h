@@ -78,6 +78,10 @@ public:
 		return std::min(__atomic_load_n(&hdr()->entries_used, __ATOMIC_ACQUIRE),
 				hdr()->max_objects);
 	}
+	/* Is @slot being revoked? 0 with its generation and revoke id (read
+	 * alone: what a secondary's answer to a batch needs), -ENOENT if not,
+	 * -EAGAIN/-EBADMSG as read(). */
+	int revoking(uint32_t slot, uint32_t *gen, uint32_t *revoke_id) const;
 	/* Find a live entry by name: 0 with the copy and slot, or -ENOENT. */
 	int find(const char *name, RegEntry *snap, uint32_t *slot) const;
 	/* Find a live entry by name (@len = strlen, @hash = name_hash()),
@@ -146,6 +150,7 @@ private:
 	/* The live or revoking entry of @slot (writer side). */
 	RegEntry &wentry(uint32_t slot);
 	void set_word(uint32_t slot, uint64_t w);
+	void set_state(RegEntry &dst, EntryState st, uint32_t revoke_id);
 	void write_entry(RegEntry &dst, const RegEntry &src);
 	int map_new(const char *name, size_t size);
 

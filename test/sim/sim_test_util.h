@@ -49,7 +49,7 @@ static inline struct ibv_context *sim_import(struct ibv_context *ctx)
 /* Map a VAR page the way the library does (mmap of the cmd_fd). */
 static inline volatile uint32_t *sim_map_var(struct ibv_context *ctx, const struct mlx5dv_var *v)
 {
-	return (volatile uint32_t *)G->mmap_cmd(ctx, v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
+	return (volatile uint32_t *)G->mmap_cmd(ctx, NULL, v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
 						v->mmap_off);
 }
 

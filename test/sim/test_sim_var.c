@@ -115,7 +115,7 @@ static void test_uar_per_context(void)
 	CU_ASSERT_EQUAL(blob[0], 1u); /* and its handle */
 	/* The open context's UAR entry (0): the sim has no page for it. */
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->mmap_cmd(c, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 0x900000));
+	CU_ASSERT_PTR_NULL(G->mmap_cmd(c, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 0x900000));
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	G->free_var(a);
 	G->free_var(b);
@@ -262,19 +262,19 @@ static void test_mmap_rules(void)
 	v = G->alloc_var(ctx, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, v->length, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, NULL, v->length, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 				       v->mmap_off));
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, 2 * v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
+	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, NULL, 2 * v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
 				       v->mmap_off));
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
+	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, NULL, v->length, PROT_READ | PROT_WRITE, MAP_SHARED,
 				       v->mmap_off + 0x1000)); /* page 1: no VAR */
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	errno = 0;
-	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, v->length, PROT_READ, MAP_SHARED, 0));
+	CU_ASSERT_PTR_NULL(G->mmap_cmd(ctx, NULL, v->length, PROT_READ, MAP_SHARED, 0));
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	G->free_var(v);
 	teardown();
