@@ -171,7 +171,10 @@ int bench_secondary(const struct bench_opts *o, double eal_seconds)
 		fprintf(stderr, "secondary: attach failed: %s\n", strerror(-st.attach_status));
 		return 1;
 	}
-	if (dvshare_event_register(NULL, on_event, NULL) != 0) {
+	/* CLOSED only: a close raises REVOKING and REVOKED for each of its
+	 * objects where someone listens to them. */
+	if (dvshare_event_register_mask(NULL, DVSHARE_EVENT_BIT(DVSHARE_EVENT_CLOSED), on_event,
+					NULL) != 0) {
 		fprintf(stderr, "secondary: event register: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}

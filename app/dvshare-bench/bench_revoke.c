@@ -362,6 +362,7 @@ int bench_s6_batch(struct bench_ctx *x)
 	       alone_s * 1e3, close_s / alone_s);
 	bench_goal(6, "dvshare_dev_close, 10,000 objects, 8 secondaries", close_s * 1e3, 100,
 		   "ms");
+	bench_goal(6, "that close / the same close with no secondary", close_s / alone_s, 2, "x");
 	printf("   (b) %d objects (a quarter each VARs, UMEMs, counters, PDs):\n", n);
 	printf("       %-44s %10.1f ms  (%.0f us each)\n", "one by one, dvshare_destroy", one * 1e3,
 	       one * 1e6 / n);

@@ -172,6 +172,14 @@ int bench_s7_scale(struct bench_ctx *x)
 
 	if (bench_dev_name(x, 3, name, sizeof(name)) != 0)
 		return -1;
+	/* A first close with a secondary attached starts the primary's
+	 * worker threads, and glibc gives each thread that allocates a malloc
+	 * arena of its own (two maps lines each, kept for the process's
+	 * life): one warm-up round, so that the leak check counts only what
+	 * a round leaves. */
+	static struct row warm;
+	if (scale_mode(x, name, LAZY, n, &warm) != 0)
+		return -1;
 	for (int m = 0; m < NMODES; m++)
 		if (scale_mode(x, name, m, n, &rows[m]) != 0)
 			return -1;
@@ -202,5 +210,8 @@ int bench_s7_scale(struct bench_ctx *x)
 	printf("   every secondary saw the CLOSED event; section took %.1f s\n", bench_now() - t0);
 	bj_int("leaks", leaks);
 	bench_goal(7, "64 secondaries closed under: leaks (fds, maps, objects)", leaks, 0, "");
+	if (n == MAX_KIDS)
+		bench_goal(7, "dvshare_dev_close() under 64 eager secondaries, 10,000 objects, default "
+			      "timeout", rows[0].close_ms, 200, "ms");
 	return 0;
 }

@@ -178,7 +178,7 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 	}
 	dvs::fault_point("primary-revoke");
 	const pid_t self = getpid(); /* a system call: once, not per object */
-	const bool listened = lib.has_subscribers(this);
+	const bool listened = lib.has_subscribers(this, dvs::kRevokeEvents);
 	if (listened)
 		for (const BatchItem &it : items)
 			lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), self);

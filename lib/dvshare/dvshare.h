@@ -936,6 +936,33 @@ int dvshare_foreach(struct dvshare_dev *dev, dvshare_foreach_cb cb, void *arg);
  */
 int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg);
 
+/** The bit of @p event in an event mask (dvshare_event_register_mask()). */
+#define DVSHARE_EVENT_BIT(event) (1u << (event))
+/** Every event: what dvshare_event_register() asks for. */
+#define DVSHARE_EVENT_ALL 0xffffffffu
+
+/**
+ * Register an event callback for some events only. A batch destroy or a
+ * close raises REVOKING and REVOKED for every object, in every process:
+ * a process where no callback asks for them skips that work (about 1 us
+ * per object), which is why an application that listens only for, say,
+ * CLOSED should say so.
+ *
+ * @param dev   the device, or NULL for every device
+ * @param mask  the events wanted: DVSHARE_EVENT_BIT(DVSHARE_EVENT_CLOSED)
+ *              | ..., or DVSHARE_EVENT_ALL
+ * @param cb    the callback
+ * @param arg   passed to @p cb
+ * @return 0, or -EINVAL (NULL @p cb, or a @p mask with no known event),
+ *   -ENODEV (@p dev not shared here, or closed), -ENOMEM. Unregister with
+ *   dvshare_event_unregister().
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+int dvshare_event_register_mask(struct dvshare_dev *dev, uint32_t mask, dvshare_event_cb cb,
+				void *arg);
+
 /**
  * Unregister a callback registered with the same @p dev, @p cb and @p arg.
  * On return the callback is not running and will not be called again

@@ -628,6 +628,19 @@ int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *a
 	return guard_int([&] { return Library::get().subscribe(dev, cb, arg); });
 }
 
+int dvshare_event_register_mask(struct dvshare_dev *dev, uint32_t mask, dvshare_event_cb cb,
+				void *arg)
+{
+	constexpr uint32_t known = DVSHARE_EVENT_BIT(DVSHARE_EVENT_CLOSED + 1) -
+				   DVSHARE_EVENT_BIT(DVSHARE_EVENT_PUBLISHED);
+
+	if (cb == nullptr || (mask & known) == 0)
+		return fail(EINVAL);
+	if (dev != nullptr && dev->gone())
+		return fail(ENODEV);
+	return guard_int([&] { return Library::get().subscribe(dev, cb, arg, mask); });
+}
+
 int dvshare_event_unregister(struct dvshare_dev *dev, dvshare_event_cb cb, void *arg)
 {
 	if (cb == nullptr)

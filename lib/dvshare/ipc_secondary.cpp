@@ -436,7 +436,7 @@ void let_go(const RevokeMsg &r)
 		/* A batch is answered once, whatever it asked of us, as soon as
 		 * nothing here can reach its objects; unimports follow. */
 		dvshare_dev::BatchLetGo lg;
-		const bool names = d != nullptr && lib.has_subscribers(d.get());
+		const bool names = d != nullptr && lib.has_subscribers(d.get(), dvs::kRevokeEvents);
 		if (d != nullptr)
 			d->revoke_batch_fence(r.revoke_id, names, &lg);
 		send_ack(r);

@@ -134,7 +134,8 @@ void Library::emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pi
 	{
 		std::lock_guard<std::mutex> lock(mu);
 		for (const auto &s : subs_)
-			if (s->dev == nullptr || s->dev == dev) {
+			if ((s->dev == nullptr || s->dev == dev) &&
+			    (s->mask & DVSHARE_EVENT_BIT(ev)) != 0) {
 				s->running++;
 				subs.push_back(s);
 			}
@@ -152,12 +153,13 @@ void Library::emit(dvshare_dev *dev, enum dvshare_event ev, const char *name, pi
 		subs_cv_.notify_all();
 }
 
-bool Library::has_subscribers(const dvshare_dev *dev)
+bool Library::has_subscribers(const dvshare_dev *dev, uint32_t mask)
 {
 	std::lock_guard<std::mutex> lock(mu);
 
-	return std::any_of(subs_.begin(), subs_.end(),
-			   [dev](const auto &s) { return s->dev == nullptr || s->dev == dev; });
+	return std::any_of(subs_.begin(), subs_.end(), [dev, mask](const auto &s) {
+		return (s->dev == nullptr || s->dev == dev) && (s->mask & mask) != 0;
+	});
 }
 
 void Library::emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
@@ -211,13 +213,13 @@ void Library::revoke_ack(const char *ibdev, pid_t pid, uint32_t revoke_id, uint3
 		d->revoke_ack(pid, revoke_id, slot, gen);
 }
 
-int Library::subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg)
+int Library::subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg, uint32_t mask)
 {
 	std::lock_guard<std::mutex> lock(mu);
 
 	if (dev != nullptr && find(dev) == nullptr)
 		return -ENODEV;
-	subs_.push_back(std::make_shared<EventSub>(EventSub{ dev, cb, arg }));
+	subs_.push_back(std::make_shared<EventSub>(EventSub{ dev, cb, arg, mask }));
 	return 0;
 }
 

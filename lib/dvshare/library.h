@@ -26,6 +26,7 @@ struct EventSub {
 	dvshare_dev *dev; /* nullptr: every device */
 	dvshare_event_cb cb;
 	void *arg;
+	uint32_t mask;    /* DVSHARE_EVENT_BIT()s wanted */
 	int running = 0;  /* callbacks in progress (under Library::mu) */
 };
 
@@ -59,6 +60,10 @@ private:
 	Slot c_[RTE_MAX_LCORE + 1];
 };
 
+/* What a batch raises per object. */
+constexpr uint32_t kRevokeEvents =
+	DVSHARE_EVENT_BIT(DVSHARE_EVENT_REVOKING) | DVSHARE_EVENT_BIT(DVSHARE_EVENT_REVOKED);
+
 class Library {
 public:
 	/* Never destroyed: DPDK's interrupt thread may still call in while
@@ -87,7 +92,8 @@ public:
 	 * delivered when no such device is shared here. */
 	void emit(const char *ibdev, enum dvshare_event ev, const char *name, pid_t pid,
 		  bool need_dev);
-	int subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
+	int subscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg,
+		      uint32_t mask = DVSHARE_EVENT_ALL);
 	/* Remove a subscription and wait until none of its callbacks runs
 	 * (but one of this very thread, which is the caller). */
 	int unsubscribe(dvshare_dev *dev, dvshare_event_cb cb, void *arg);
@@ -118,8 +124,9 @@ public:
 	/* A message refused (forged, unverifiable, malformed): counted, and
 	 * said, the first few at WARNING, then at DEBUG (a flood of them
 	 * must not flood the log). */
-	/* Does any event callback listen to @dev (or to every device)? */
-	bool has_subscribers(const dvshare_dev *dev);
+	/* Does any event callback want events @mask (DVSHARE_EVENT_BIT()s)
+	 * of @dev (it, or every device)? */
+	bool has_subscribers(const dvshare_dev *dev, uint32_t mask);
 	/* A message refused: counted, and logged (caused by peer @pid: under
 	 * its log budget, log_budget.h). */
 	void refused(const char *what, const std::string &why, pid_t pid = 0);

@@ -361,6 +361,21 @@ static void test_events(void)
 	CU_ASSERT_PTR_NOT_NULL(dvshare_var_alloc(dev, "ev2", 0));
 	CU_ASSERT_EQUAL(dvshare_destroy(dev, "ev2", 1000), 0);
 	CU_ASSERT_EQUAL(n, 2); /* no longer called */
+	/* A mask: REVOKED only, here and in a batch; nothing for a mask of
+	 * no known event. */
+	CU_ASSERT_EQUAL(dvshare_event_register_mask(dev, 0, on_event, &n), -EINVAL);
+	CU_ASSERT_EQUAL(dvshare_event_register_mask(dev, DVSHARE_EVENT_BIT(20), on_event, &n), -EINVAL);
+	CU_ASSERT_EQUAL(dvshare_event_register_mask(dev, DVSHARE_EVENT_BIT(DVSHARE_EVENT_REVOKED),
+						    on_event, &n), 0);
+	CU_ASSERT_PTR_NOT_NULL(dvshare_var_alloc(dev, "ev3", 0));
+	CU_ASSERT_PTR_NOT_NULL(dvshare_var_alloc(dev, "ev4", 0));
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, "ev3", 1000), 0);
+	CU_ASSERT_EQUAL(n, 3); /* REVOKED, not REVOKING */
+	const char *both[] = { "ev4", "ev2x" };
+	CU_ASSERT_PTR_NOT_NULL(dvshare_var_alloc(dev, "ev2x", 0));
+	CU_ASSERT_EQUAL(dvshare_destroy_many(dev, both, 2, 1000), 2);
+	CU_ASSERT_EQUAL(n, 5); /* one REVOKED each */
+	CU_ASSERT_EQUAL(dvshare_event_unregister(dev, on_event, &n), 0);
 	CU_ASSERT_STRING_EQUAL(dvshare_event_name(DVSHARE_EVENT_PRIMARY_DIED), "primary-died");
 	CU_ASSERT_STRING_EQUAL(dvshare_event_name(DVSHARE_EVENT_PUBLISHED), "published");
 	CU_ASSERT_STRING_EQUAL(dvshare_event_name((enum dvshare_event)99), "unknown");
