@@ -106,6 +106,8 @@ void dvshare_dev::retire_locked(dvs::HandlePtr<> h)
 {
 	if (h->type == DVSHARE_TYPE_VAR)
 		h->let_go();
+	if (h->refs() == 0)
+		return; /* nobody holds it: back to the pool now */
 	Handle *raw = h.get();
 	retired_.emplace(raw, std::move(h));
 	reap_locked(raw);

@@ -171,7 +171,8 @@ public:
 	bool orphan = false;  /* primary: a reclaim of its owner failed */
 	bool for_peer = false; /* primary: created for a secondary (its memory
 				  DPDK's, checked then), persistent or not; kept */
-	HandlePool *pool = nullptr; /* set once shown to lookups: recycled there */
+	HandlePool *pool = nullptr; /* where it is recycled */
+	uint32_t held_at = 0;       /* its place in SlotStore's list of held slots */
 
 private:
 	void drain() const

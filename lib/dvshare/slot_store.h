@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * This process's handles of a device, by registry slot: who owns each
- * (a map of the slots actually held, so walks cost what is held, not the
- * registry's capacity) and a lock-free view for lookups (one pointer per
- * slot, in zeroed memory the kernel hands out lazily, in transparent
- * hugepages from 2 MiB up), and the pool its
- * handles return to (handles.h).
+ * This process's handles of a device, by registry slot: one pointer per
+ * slot, which owns the handle and which lookups read without a lock (in
+ * zeroed memory the kernel hands out lazily, in transparent hugepages from
+ * 2 MiB up); the list of the slots held, so walks cost what is held, not
+ * the registry's capacity, with no allocation per handle; and the pool
+ * its handles return to (handles.h).
  */
 #ifndef DVS_SLOT_STORE_H
 #define DVS_SLOT_STORE_H
@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "handles.h"
@@ -23,6 +22,11 @@ namespace dvs {
 
 class SlotStore {
 public:
+	SlotStore() = default;
+	SlotStore(const SlotStore &) = delete;
+	SlotStore &operator=(const SlotStore &) = delete;
+	~SlotStore() { clear(); }
+
 	/* For @nslots slots; 0 or -ENOMEM. */
 	int init(uint32_t nslots)
 	{
@@ -37,72 +41,70 @@ public:
 		return std::atomic_ref<Handle *>(view_[slot]).load(std::memory_order_acquire);
 	}
 
-	Handle *get(uint32_t slot) const
-	{
-		auto it = owned_.find(slot);
-		return it != owned_.end() ? it->second.get() : nullptr;
-	}
+	/* The handle held for @slot (the owner's side: under the device's
+	 * lock), or nullptr. */
+	Handle *get(uint32_t slot) const { return view_ != nullptr ? view_[slot] : nullptr; }
 
 	/* Own @h for @slot (which holds nothing), its fields all written,
 	 * and show it to lookups: from now on it is only ever recycled. */
 	void put(uint32_t slot, HandlePtr<> h)
 	{
-		Handle *raw = h.get();
+		Handle *raw = h.release();
 		raw->pool = &pool_;
 		raw->revive();
-		owned_[slot] = std::move(h);
+		raw->held_at = static_cast<uint32_t>(held_.size());
+		held_.push_back(slot);
 		std::atomic_ref<Handle *>(view_[slot]).store(raw, std::memory_order_release);
 	}
 
 	/* Hide @slot's handle from lookups and give it up (nullptr if none). */
 	HandlePtr<> take(uint32_t slot)
 	{
-		auto it = owned_.find(slot);
-		if (it == owned_.end())
+		Handle *h = get(slot);
+		if (h == nullptr)
 			return nullptr;
+		/* Out of the list of held slots in O(1): the last one moves in. */
+		const uint32_t last = held_.back();
+		held_[h->held_at] = last;
+		view_[last]->held_at = h->held_at;
+		held_.pop_back();
 		std::atomic_ref<Handle *>(view_[slot]).store(nullptr, std::memory_order_seq_cst);
-		HandlePtr<> h = std::move(it->second);
-		owned_.erase(it);
-		return h;
+		return HandlePtr<>(h);
 	}
 
 	HandlePool *pool() { return &pool_; }
 
 	/* The slots held now (a copy: the caller may take() while walking). */
-	std::vector<uint32_t> slots() const
-	{
-		std::vector<uint32_t> out;
-		out.reserve(owned_.size());
-		for (const auto &[slot, h] : owned_)
-			out.push_back(slot);
-		return out;
-	}
+	std::vector<uint32_t> slots() const { return held_; }
 
 	template <typename F> bool any_of(F &&pred) const
 	{
-		for (const auto &[slot, h] : owned_)
-			if (pred(*h))
+		for (uint32_t s : held_)
+			if (pred(static_cast<const Handle &>(*view_[s])))
 				return true;
 		return false;
 	}
 
+	/* In the order the handles were made (an eager attach: entry order,
+	 * about the registry's own order). */
 	template <typename F> void for_each(F &&fn)
 	{
-		for (auto &[slot, h] : owned_)
-			fn(*h);
+		for (uint32_t s : held_)
+			fn(*view_[s]);
 	}
 
 	template <typename F> void for_each(F &&fn) const
 	{
-		for (const auto &[slot, h] : owned_)
-			fn(static_cast<const Handle &>(*h));
+		for (uint32_t s : held_)
+			fn(static_cast<const Handle &>(*view_[s]));
 	}
 
-	size_t size() const { return owned_.size(); }
+	size_t size() const { return held_.size(); }
 
 	void clear()
 	{
-		owned_.clear();
+		while (!held_.empty())
+			take(held_.back()).reset();
 		view_ = nullptr;
 		view_mem_.reset();
 		pool_.close();
@@ -110,9 +112,9 @@ public:
 
 private:
 	HandlePool pool_; /* first: destroyed last */
-	std::unordered_map<uint32_t, HandlePtr<>> owned_;
+	std::vector<uint32_t> held_; /* the slots held; Handle::held_at is the index here */
 	Mapping view_mem_;
-	Handle **view_ = nullptr;
+	Handle **view_ = nullptr; /* owning: a handle here is this store's */
 };
 
 } // namespace dvs
