@@ -340,15 +340,9 @@ int Registry::read(uint32_t slot, RegEntry *snap) const
 		}
 		if (idx::entry(w) >= hdr()->max_objects)
 			return -EBADMSG;
-		const RegEntry &e = entries()[idx::entry(w)];
-		uint32_t s1 = load_seq(e);
-		if (s1 & 1) {
-			rte_pause();
-			continue;
-		}
-		memcpy(static_cast<void *>(snap), &e, sizeof(*snap));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1 || word(slot) != w)
+		if (!read_once(slot, w, [&](const RegEntry &e) {
+			    memcpy(static_cast<void *>(snap), &e, sizeof(*snap));
+		    }))
 			continue; /* torn, or the slot changed: read again */
 		/* The entry must be the one the index names. Its state is the
 		 * word's: the two are stored one after the other (set_live()). */
@@ -403,17 +397,12 @@ int Registry::revoking(uint32_t slot, uint32_t *gen, uint32_t *revoke_id) const
 			return -ENOENT;
 		if (idx::entry(w) >= hdr()->max_objects)
 			return -EBADMSG;
-		const RegEntry &e = entries()[idx::entry(w)];
-		uint32_t s1 = load_seq(e);
-		if (s1 & 1) {
-			rte_pause();
-			continue;
-		}
-		const uint32_t g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
-		const uint32_t rid = __atomic_load_n(&e.revoke_id, __ATOMIC_RELAXED);
-		const uint32_t s = __atomic_load_n(&e.slot, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1 || word(slot) != w)
+		uint32_t g, rid, s;
+		if (!read_once(slot, w, [&](const RegEntry &e) {
+			    g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
+			    rid = __atomic_load_n(&e.revoke_id, __ATOMIC_RELAXED);
+			    s = __atomic_load_n(&e.slot, __ATOMIC_RELAXED);
+		    }))
 			continue;
 		if (s != slot || (g & 0xff) != idx::gen8(w))
 			return -EBADMSG;
@@ -453,18 +442,17 @@ int Registry::entry_is(uint32_t slot, uint64_t w, const char *name, size_t len,
 {
 	if (idx::entry(w) >= hdr()->max_objects)
 		return -EBADMSG;
-	const RegEntry &e = entries()[idx::entry(w)];
-	for (int tries = 0; tries < 100000; tries++, rte_pause()) {
-		uint32_t s1 = load_seq(e);
-		if (s1 & 1)
-			continue;
-		const bool match = memcmp(e.name, name, len + 1) == 0;
-		const uint32_t g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1)
+	for (int tries = 0; tries < 100000; tries++) {
+		bool match;
+		uint32_t g;
+		if (!read_once(slot, w, [&](const RegEntry &e) {
+			    match = memcmp(e.name, name, len + 1) == 0;
+			    g = __atomic_load_n(&e.gen, __ATOMIC_RELAXED);
+		    })) {
+			if (word(slot) != w)
+				return 0; /* changed since the probe read it: not this one */
 			continue; /* torn: read again */
-		if (word(slot) != w)
-			return 0; /* changed since the probe read it: not this one */
+		}
 		*gen = g;
 		return match ? 1 : 0;
 	}

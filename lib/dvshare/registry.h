@@ -15,6 +15,8 @@
 
 #include <sys/types.h>
 
+#include <rte_pause.h>
+
 #include "dvs_fd.h"
 #include "dvs_glue.h"
 #include "registry_layout.h"
@@ -151,6 +153,22 @@ private:
 	RegEntry &wentry(uint32_t slot);
 	void set_word(uint32_t slot, uint64_t w);
 	void set_state(RegEntry &dst, EntryState st, uint32_t revoke_id);
+	/* One read of the entry that @slot's word @w names: @copy(entry)
+	 * takes what it needs under the entry's seqlock. True when the read
+	 * was whole and the slot still has word @w; else read again (after a
+	 * pause when the writer was mid-write). */
+	template <typename F> bool read_once(uint32_t slot, uint64_t w, F &&copy) const
+	{
+		const RegEntry &e = entries()[idx::entry(w)];
+		const uint32_t s1 = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1) {
+			rte_pause();
+			return false;
+		}
+		copy(e);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		return __atomic_load_n(&e.seq, __ATOMIC_RELAXED) == s1 && word(slot) == w;
+	}
 	void write_entry(RegEntry &dst, const RegEntry &src);
 	int map_new(const char *name, size_t size);
 
