@@ -218,10 +218,11 @@ private:
 	struct mlx5dv_export_sizes sizes_ = {};
 	dvs::Registry reg_;
 	std::mutex ctl_; /* serialises registry writes and imports */
+	/* Where this process maps the device's VAR pages (var_region.h):
+	 * before the handles, which give their places back to it. */
+	dvs::VarRegion vars_;
 	/* Per registry slot: the handle (owned here) and a lock-free view. */
 	dvs::SlotStore store_;
-	/* Where this process maps the device's VAR pages (var_region.h). */
-	dvs::VarRegion vars_;
 	/* Revoked handles, back to the pool once unreferenced (each by its
 	 * last release; a sweep now and then for those whose last release
 	 * was a lookup's passing reference). */
