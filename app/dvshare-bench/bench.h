@@ -41,7 +41,11 @@ struct bench_ctx {
 	const char *prefix;  /* the primary's --file-prefix */
 	int cores;
 	double doorbell_sec; /* section 1's secondary doorbells/s (0: not run) */
+	int pass_fd;         /* >= 0: handed to the next secondary as its fd 3 */
 };
+
+/* The fd a secondary finds bench_ctx.pass_fd at. */
+#define BENCH_PASSED_FD 3
 
 static inline double bench_now(void)
 {

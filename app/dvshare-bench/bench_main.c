@@ -191,7 +191,7 @@ static int fail_run(const struct bench_opts *o, int s)
 
 int main(int argc, char **argv)
 {
-	struct bench_ctx x = { .prefix = file_prefix(argc, argv) };
+	struct bench_ctx x = { .prefix = file_prefix(argc, argv), .pass_fd = -1 };
 	struct bench_machine m;
 	struct bench_opts o;
 	double t0;

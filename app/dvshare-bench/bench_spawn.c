@@ -84,6 +84,8 @@ int bench_spawn(struct bench_child *c, const struct bench_ctx *x, const char *de
 				 x->o->quick ? "--quick" : NULL, NULL };
 		dup2(out[1], 1);
 		dup2(in[0], 0);
+		if (x->pass_fd >= 0)
+			dup2(x->pass_fd, BENCH_PASSED_FD); /* not close-on-exec */
 		/* Secondaries map DPDK memory at the primary's addresses. */
 		personality(ADDR_NO_RANDOMIZE);
 		execv(x->self, args);
