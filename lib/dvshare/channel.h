@@ -38,6 +38,15 @@ int channel_accept(int lfd, Fd *out, pid_t *pid, uid_t *uid);
 /* Connect to the primary's socket (non-blocking fd): 0 or -errno. */
 int channel_connect(Fd *out);
 
+/* A request's reply socket pair (ipc_proto.h, kReplyFd): @rd stays with
+ * the asking thread, @wr travels with the request. 0 or -errno. */
+int channel_reply_pair(Fd *rd, Fd *wr);
+/* Is @fd, received from @pid, a reply socket that process made: a
+ * SOCK_SEQPACKET Unix socket whose other end was created by @pid? So
+ * that a peer cannot make the primary write to someone else's socket
+ * with the primary's credentials. 0, or -EINVAL with the reason in @why. */
+int channel_reply_check(int fd, pid_t pid, std::string *why);
+
 /* Send @m (and m.fds[0..num_fds)) without blocking: 0, -EAGAIN when the
  * peer's queue is full, or -errno (-EPIPE: the peer is gone). */
 int channel_send(int fd, const struct rte_mp_msg &m);

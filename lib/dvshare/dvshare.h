@@ -236,9 +236,10 @@ struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvsh
  * dies, unless DVSHARE_CREATE_PERSIST hands it to the primary. Errors are
  * the primary's as it saw them, and besides: EDQUOT (this secondary's
  * dvshare_dev_conf::max_objects_per_secondary reached), ENOTCONN (no
- * primary), ETIMEDOUT (no answer in 30 s: if the object is made later, this
- * process destroys it), EDEADLK (called from DPDK's interrupt thread,
- * where the answer is read). See doc/api.md, "Creating in a secondary".
+ * primary), ETIMEDOUT (no answer in 30 s: if the object is made later, the
+ * primary destroys it). The calling thread reads the answer itself: a
+ * secondary may create from an event callback too. See doc/api.md,
+ * "Creating in a secondary".
  *
  * @param dev    the device
  * @param name   object name: printable, no blanks, shorter than

@@ -143,6 +143,7 @@ template <typename F> int on_dev_int(const dvshare_dev *dev, F &&fn)
 template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
 {
 	uint32_t slot = 0, gen = 0;
+	pid_t primary = 0;
 	int rc = dvs::check_name(c.name);
 
 	if (rc == 0 && (c.flags & ~DVSHARE_CREATE_PERSIST) != 0)
@@ -158,7 +159,7 @@ template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
 	}
 	if (rc == 0) {
 		c.ibdev = dev->name().c_str();
-		rc = dvs::ipc_remote_create(c, &slot, &gen);
+		rc = dvs::ipc_remote_create(c, &slot, &gen, &primary);
 	}
 	if (rc != 0)
 		return fail_null<H>(-rc);
@@ -178,6 +179,9 @@ template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
 			(void)dvs::ipc_remote_destroy(dev->name().c_str(), c.name, 1000);
 		return fail_null<H>(err);
 	}
+	/* The primary tells the others; this process's own publish is told
+	 * here, on the calling thread, as in the primary. */
+	dvs::Library::get().emit(dev, DVSHARE_EVENT_PUBLISHED, c.name, primary);
 	return static_cast<H *>(h);
 }
 

@@ -24,7 +24,8 @@ struct AttachReq;
  * the token that channel holds; otherwise refused and counted. */
 void ipc_on_attach(pid_t pid, const AttachReq &req);
 /* Primary: tell secondaries @event (PUBLISHED @name, CLOSED) on @dev. */
-void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *name);
+void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *name,
+		  pid_t except = 0);
 /* Primary: ask every secondary to let go of @slot (revoke @revoke_id). */
 void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id);
 
@@ -52,20 +53,19 @@ struct RemoteCreate {
 	bool alloc;     /* UMEM: the primary allocates it (kCreateAlloc) */
 };
 /* Ask the primary to create @c, waiting for its answer: 0 with the
- * object's registry slot and generation, or a negative errno (the
- * primary's, or -ENOTCONN, -ETIMEDOUT, -EDEADLK on DPDK's interrupt
- * thread). A create given up on (timed out) is destroyed if its answer
- * comes later. */
-int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen);
-/* Ask the primary to destroy @name, which this process owns. */
+ * object's registry slot and generation and the pid of the primary that
+ * made it, or a negative errno (the
+ * primary's, or -ENOTCONN, -ETIMEDOUT). A create given up on (timed out)
+ * is destroyed by the primary if it is made later. */
+int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen, pid_t *primary);
+/* Ask the primary to destroy @name, which this process owns (-EDEADLK on
+ * DPDK's interrupt thread). */
 int ipc_remote_destroy(const char *ibdev, const char *name, unsigned int timeout_ms);
 
 /* Secondary, between ipc_secondary.cpp and ipc_requests.cpp: this
- * process's channel (-1 if none); the primary's answer to a request; the
- * primary is gone (every wait ends with @err). */
+ * process's channel (-1 if none); the primary is gone (every wait ends
+ * with @err). */
 int ipc_secondary_channel();
-struct ReplyMsg;
-void ipc_on_reply(const ReplyMsg &rep);
 void ipc_requests_fail(int err);
 
 } // namespace dvs

@@ -180,7 +180,8 @@ int ipc_primary_init()
 	return 0;
 }
 
-void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *name)
+void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *name,
+		  pid_t except)
 {
 	struct rte_mp_msg msg;
 	EventMsg ev{};
@@ -192,7 +193,7 @@ void ipc_announce(const dvshare_dev *dev, enum dvshare_event event, const char *
 	mp_pack(&msg, kActEvent, ev);
 	/* Never waits: a secondary that misses a publish imports on first
 	 * lookup, and finds a closed registry closed. */
-	Peers::get().broadcast(msg);
+	Peers::get().broadcast(msg, except);
 }
 
 void ipc_revoke(const dvshare_dev *dev, uint32_t slot, uint32_t gen, uint32_t revoke_id)

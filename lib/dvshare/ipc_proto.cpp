@@ -275,9 +275,10 @@ namespace {
 
 /* A device and an object name: both terminated, neither empty. */
 /* The fds a create of this shape carries. */
+/* The reply socket, and a long command's memfd. */
 int create_fds(const CreateReq &c)
 {
-	return c.kind == DVSHARE_TYPE_OBJ && c.inlen > kCreateInline ? 1 : 0;
+	return 1 + (c.kind == DVSHARE_TYPE_OBJ && c.inlen > kCreateInline ? 1 : 0);
 }
 
 bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
@@ -290,8 +291,8 @@ bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
 
 int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
 {
-	/* Only a DEVX object's command longer than kCreateInline comes in
-	 * an fd. */
+	/* The reply socket; a DEVX object's command longer than
+	 * kCreateInline in a second fd. */
 	CreateReq peek;
 	if (m.len_param == static_cast<int>(sizeof(peek)))
 		memcpy(&peek, m.param, sizeof(peek));
@@ -341,7 +342,7 @@ int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
 
 int decode_destroy(const struct rte_mp_msg &m, DestroyReq *out, std::string *why)
 {
-	int rc = decode_body(m, out, 0, why);
+	int rc = decode_body(m, out, 1, why); /* the reply socket */
 
 	if (rc == 0 && !names_ok(out->ibdev, sizeof(out->ibdev), out->name, sizeof(out->name))) {
 		*why = "bad device or object name";

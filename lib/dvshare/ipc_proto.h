@@ -34,12 +34,13 @@ constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
 constexpr char kActBye[] = "dvshare_bye";
 constexpr char kActResync[] = "dvshare_resync";
 /* A secondary's requests to its primary (creates, destroys of what it
- * owns) and the primary's answer to each. */
+ * owns), and the primary's answer to each: on the request's own reply
+ * socket (below), never on the channel. */
 constexpr char kActCreate[] = "dvshare_create";
 constexpr char kActDestroy[] = "dvshare_destroy";
 constexpr char kActReply[] = "dvshare_reply";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 6;
+constexpr uint32_t kMpProto = 7;
 /* The most fds one dvshare message carries. The protocol's own number,
  * not RTE_MP_MAX_FD_NUM (8 up to DPDK 25.07, 253 since): two processes
  * speak the same protocol whatever DPDK carries it, and every DPDK
@@ -168,11 +169,12 @@ constexpr uint32_t kCreateAlloc = 1u << 1;
 /* The largest alignment such a UMEM may ask for (a 1 GiB page). */
 constexpr uint64_t kAllocAlignMax = 1ull << 30;
 
-/* Secondary -> primary: create @name on @ibdev for me. @kind is a
- * dvshare_type. VAR: @arg is mlx5dv_alloc_var()'s flags. OBJ: the command
- * is its first @inlen bytes: in @cmd up to kCreateInline, else in the one
- * fd (a memfd, sealed against writes and resizes by the sender, of
- * exactly @inlen bytes); @outlen is the caller's output buffer. UMEM:
+/* Secondary -> primary: create @name on @ibdev for me. fds[0] is the
+ * reply socket (kReplyFd). @kind is a dvshare_type. VAR: @arg is
+ * mlx5dv_alloc_var()'s flags. OBJ: the command is its first @inlen bytes:
+ * in @cmd up to kCreateInline, else in fds[1] (a memfd, sealed against
+ * writes and resizes by the sender, of exactly @inlen bytes); @outlen is
+ * the caller's output buffer. UMEM:
  * [@addr, @addr + @size) in DPDK's shared memory, @arg the access flags;
  * with kCreateAlloc, @size bytes the primary allocates, aligned to @addr. */
 struct CreateReq {
@@ -191,7 +193,7 @@ struct CreateReq {
 };
 
 /* Secondary -> primary: destroy @name, which I own (coordinated, waiting
- * up to @timeout_ms for the other secondaries). */
+ * up to @timeout_ms for the other secondaries). fds[0]: the reply socket. */
 struct DestroyReq {
 	MpHdr hdr;
 	uint32_t seq;
@@ -199,6 +201,15 @@ struct DestroyReq {
 	char ibdev[kDevNameMax];
 	char name[DVSHARE_NAME_MAX];
 };
+
+/* Each request carries, as fds[0], one end of a SOCK_SEQPACKET pair the
+ * asking thread reads: the primary sends the ReplyMsg there (as a
+ * kActReply message, without blocking) and closes it, so the caller
+ * reads its own answer, with no hand-off through this process's
+ * interrupt thread. A caller that gives up shuts its end for reading
+ * first: an answer sent after that fails (EPIPE), and the primary undoes
+ * the create. */
+constexpr int kReplyFd = 0;
 
 /* Primary -> the secondary that asked: the outcome of request @seq. A
  * create's: the object's slot and generation, and the command's output

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Secondary side of its requests to the primary (creates, destroys of
- * what it owns): sent on this process's channel, answered there. The
- * interrupt thread reads each answer and hands it to the thread waiting
- * for it, matched by sequence number. A create whose caller gave up
- * (timed out) is destroyed when its answer comes after all, so a timeout
- * leaves nothing behind.
+ * Secondary side of its requests to the primary (creates, destroys of what
+ * it owns): sent on this process's channel, each with the write end of a
+ * reply socket pair whose read end the asking thread waits on, so that it
+ * reads its own answer (ipc_proto.h, kReplyFd). Each thread keeps its pair
+ * from one request to the next. A caller that gives up (timed out) shuts
+ * its end for reading, takes what came before that, and drops the pair:
+ * the primary's answer fails from then on, and it destroys what it made
+ * for the caller, so a timeout leaves nothing behind.
  */
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -18,7 +19,9 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -40,27 +43,28 @@ namespace {
  * at a time, and one may be a destroy waiting for acks. */
 constexpr int kCreateWaitMs = 30000;
 
-struct Waiting {
-	bool done = false;
-	ReplyMsg rep{};
-};
-
 struct Requests {
 	std::mutex mu;
-	std::condition_variable cv;
 	uint32_t seq = 0;
-	std::map<uint32_t, Waiting *> waiting;
-	/* Creates given up on: their device and name, by sequence number. */
-	std::map<uint32_t, std::pair<std::string, std::string>> abandoned;
+	/* Read ends of the pairs waited on, by sequence number: shut when
+	 * the primary is gone, which wakes their threads. */
+	std::map<uint32_t, int> waiting;
 	int failed = 0; /* the primary is gone: every wait ends with this */
 };
 
-/* Leaked: the interrupt thread may answer while the process exits. */
+/* Leaked: the interrupt thread may fail the waits while the process
+ * exits. */
 Requests &requests()
 {
 	static Requests *r = new Requests;
 	return *r;
 }
+
+/* This thread's reply socket pair (closed when the thread ends). */
+struct ReplyPair {
+	Fd rd, wr;
+};
+thread_local ReplyPair reply_pair;
 
 DestroyReq destroy_req(uint32_t seq, const char *ibdev, const char *name, unsigned int timeout_ms)
 {
@@ -74,48 +78,103 @@ DestroyReq destroy_req(uint32_t seq, const char *ibdev, const char *name, unsign
 	return d;
 }
 
-/* Send @m (request @seq) and wait up to @wait_ms for its answer. With
- * @abandon, a create: remembered if given up on. */
-int ask(const struct rte_mp_msg &m, uint32_t seq, int wait_ms, ReplyMsg *rep,
-	const std::pair<std::string, std::string> *abandon)
+/* One answer on @rd, without waiting: 1 with @rep (the answer to @seq),
+ * 0 if none is there, or a negative errno (-EPIPE: shut, the primary is
+ * gone). */
+int take_reply(int rd, uint32_t seq, ReplyMsg *rep)
+{
+	struct rte_mp_msg m;
+	std::vector<Fd> fds;
+	std::string why;
+	int rc = channel_recv(rd, &m, &fds);
+
+	if (rc != 1)
+		return rc;
+	if (strcmp(m.name, kActReply) != 0 || decode_reply(m, rep, &why) != 0) {
+		DVS_LOG(ERR, "an answer from the primary refused: %s",
+			why.empty() ? "not an answer" : why.c_str());
+		return -EBADMSG;
+	}
+	if (rep->seq != seq) {
+		DVS_LOG(ERR, "the primary answered request %u, not %u", rep->seq, seq);
+		return -EBADMSG;
+	}
+	return 1;
+}
+
+/* Wait up to @wait_ms for the answer to @seq on @rd. On a timeout, @rd
+ * is shut for reading first: an answer sent before that is taken. */
+int await_reply(int rd, uint32_t seq, int wait_ms, ReplyMsg *rep)
+{
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+
+	for (;;) {
+		auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+			deadline - std::chrono::steady_clock::now());
+		struct pollfd p = { rd, POLLIN, 0 };
+		int n = poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			(void)shutdown(rd, SHUT_RD);
+			return take_reply(rd, seq, rep) == 1 ? 0 : -ETIMEDOUT;
+		}
+		int rc = take_reply(rd, seq, rep);
+		if (rc == 1)
+			return 0;
+		if (rc != 0)
+			return rc;
+	}
+}
+
+/* Send @m (request @seq) with this thread's reply socket as fds[0], and
+ * wait up to @wait_ms for its answer. */
+int ask(struct rte_mp_msg &m, uint32_t seq, int wait_ms, ReplyMsg *rep)
 {
 	Library &lib = Library::get();
 	Requests &r = requests();
-	Waiting w;
+	ReplyPair &pair = reply_pair;
 
-	if (rte_thread_is_intr() != 0) {
-		DVS_LOG(ERR, "no create or destroy from DPDK's interrupt thread (an event "
-			     "callback) in a secondary: the primary's answer is read there");
-		return -EDEADLK;
-	}
 	if (lib.orphaned() != 0 || lib.primary_exited() != 0) {
 		DVS_LOG(ERR, "the primary (pid %d) is gone: nothing can be created or destroyed",
 			lib.orphaned() != 0 ? lib.orphaned() : lib.primary_exited());
 		return -ENOTCONN;
 	}
+	if (!pair.rd.valid()) {
+		int rc = channel_reply_pair(&pair.rd, &pair.wr);
+		if (rc != 0) {
+			DVS_LOG(ERR, "%s: no socket for the answer: %s", m.name, strerror(-rc));
+			return rc;
+		}
+	}
 	{
 		std::lock_guard<std::mutex> lock(r.mu);
 		if (r.failed != 0)
 			return r.failed;
-		r.waiting[seq] = &w;
+		r.waiting[seq] = pair.rd.get();
 	}
+	for (int i = m.num_fds; i > kReplyFd; i--)
+		m.fds[i] = m.fds[i - 1];
+	m.fds[kReplyFd] = pair.wr.get();
+	m.num_fds++;
 	int fd = ipc_secondary_channel();
 	int rc = fd >= 0 ? channel_send_wait(fd, m, 1000) : -ENOTCONN;
-	std::unique_lock<std::mutex> lock(r.mu);
-	if (rc == 0 && !r.cv.wait_for(lock, std::chrono::milliseconds(wait_ms),
-				      [&] { return w.done || r.failed != 0; }))
-		rc = -ETIMEDOUT;
-	r.waiting.erase(seq);
-	if (rc == 0 && !w.done)
-		rc = r.failed;
-	if (rc != 0) {
-		if (rc == -ETIMEDOUT && abandon != nullptr)
-			r.abandoned[seq] = *abandon;
-		DVS_LOG(ERR, "%s: no answer from the primary: %s", m.name, strerror(-rc));
-		return rc;
+	bool sent = rc == 0;
+	if (sent)
+		rc = await_reply(pair.rd.get(), seq, wait_ms, rep);
+	{
+		std::lock_guard<std::mutex> lock(r.mu);
+		r.waiting.erase(seq);
+		if (rc != 0 && r.failed != 0)
+			rc = r.failed;
 	}
-	*rep = w.rep;
-	return 0;
+	if (rc != 0 && sent)
+		pair = ReplyPair{}; /* shut, or an answer may still come: not reused */
+	if (rc != 0)
+		DVS_LOG(ERR, "%s: no answer from the primary: %s", m.name, strerror(-rc));
+	return rc;
 }
 
 /* A command too long for the request travels in a memfd, sealed so that
@@ -143,47 +202,17 @@ uint32_t next_seq()
 
 } // namespace
 
-void ipc_on_reply(const ReplyMsg &rep)
-{
-	Requests &r = requests();
-	std::unique_lock<std::mutex> lock(r.mu);
-	auto it = r.waiting.find(rep.seq);
-
-	if (it != r.waiting.end()) {
-		it->second->rep = rep;
-		it->second->done = true;
-		r.cv.notify_all();
-		return;
-	}
-	auto ab = r.abandoned.find(rep.seq);
-	if (ab == r.abandoned.end())
-		return; /* a destroy nobody waits for (see below) */
-	std::pair<std::string, std::string> what = std::move(ab->second);
-	r.abandoned.erase(ab);
-	uint32_t seq = ++r.seq;
-	lock.unlock();
-	if (rep.status != 0)
-		return;
-	/* Its caller was told ETIMEDOUT: it must not exist. Never waits
-	 * (this is the interrupt thread); its answer is dropped above. */
-	struct rte_mp_msg m;
-	mp_pack(&m, kActDestroy, destroy_req(seq, what.first.c_str(), what.second.c_str(), 1000));
-	int fd = ipc_secondary_channel();
-	int rc = fd >= 0 ? channel_send(fd, m) : -ENOTCONN;
-	DVS_LOG(NOTICE, "%s: %s was created after its caller gave up: %s", what.first.c_str(),
-		what.second.c_str(), rc == 0 ? "destroying it" : "cannot ask to destroy it");
-}
-
 void ipc_requests_fail(int err)
 {
 	Requests &r = requests();
 	std::lock_guard<std::mutex> lock(r.mu);
 
 	r.failed = err;
-	r.cv.notify_all();
+	for (const auto &[seq, rd] : r.waiting)
+		(void)shutdown(rd, SHUT_RD);
 }
 
-int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen)
+int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen, pid_t *primary)
 {
 	CreateReq q{};
 
@@ -222,8 +251,7 @@ int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen)
 		m.fds[0] = cmd.get();
 	}
 	ReplyMsg rep;
-	std::pair<std::string, std::string> what(c.ibdev, c.name);
-	int rc = ask(m, q.seq, kCreateWaitMs, &rep, &what);
+	int rc = ask(m, q.seq, kCreateWaitMs, &rep);
 	if (rc != 0)
 		return rc;
 	if (c.kind == DVSHARE_TYPE_OBJ && c.out != nullptr)
@@ -232,6 +260,7 @@ int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen)
 		return rep.status;
 	*slot = rep.slot;
 	*gen = rep.gen;
+	*primary = rep.hdr.pid;
 	fault_point("create-reply");
 	return 0;
 }
@@ -242,9 +271,15 @@ int ipc_remote_destroy(const char *ibdev, const char *name, unsigned int timeout
 	struct rte_mp_msg m;
 	ReplyMsg rep;
 
+	/* The primary's destroy waits for this process's ack too, which
+	 * that thread would send. */
+	if (rte_thread_is_intr() != 0) {
+		DVS_LOG(ERR, "%s: no destroy of %s from DPDK's interrupt thread (an event callback) "
+			     "in a secondary: it waits for an answer that thread sends", ibdev, name);
+		return -EDEADLK;
+	}
 	mp_pack(&m, kActDestroy, destroy_req(seq, ibdev, name, timeout_ms));
-	int rc = ask(m, seq, static_cast<int>(std::min(timeout_ms, 10000u)) + kCreateWaitMs, &rep,
-		     nullptr);
+	int rc = ask(m, seq, static_cast<int>(std::min(timeout_ms, 10000u)) + kCreateWaitMs, &rep);
 	return rc != 0 ? rc : rep.status;
 }
 

@@ -498,12 +498,6 @@ void on_message(const struct rte_mp_msg &m, std::vector<Fd> *fds)
 			lib.refused("revoke", why);
 		else if (from_primary(r.hdr, "revoke"))
 			let_go(r);
-	} else if (strcmp(m.name, kActReply) == 0) {
-		ReplyMsg r;
-		if (decode_reply(m, &r, &why) != 0)
-			lib.refused("reply", why);
-		else if (from_primary(r.hdr, "reply"))
-			ipc_on_reply(r);
 	} else if (strcmp(m.name, kActBye) == 0) {
 		ByeMsg b;
 		if (decode_bye(m, &b, &why) != 0)

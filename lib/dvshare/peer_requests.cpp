@@ -12,6 +12,7 @@
 
 #include <rte_errno.h>
 
+#include "channel.h"
 #include "device.h"
 #include "dpdk_memory.h"
 #include "dvs_log.h"
@@ -24,6 +25,19 @@
 namespace dvs {
 
 namespace {
+
+/* The answer to @who's admitted request: one it cannot take (its reply
+ * socket full: it does not read its answers) is dropped and counted; a
+ * caller gone or given up is not a fault. */
+int deliver(const PeerId &who, const Fd &reply, const ReplyMsg &rep)
+{
+	int rc = answer(reply, rep);
+
+	if (rc == -EAGAIN)
+		Library::get().refused("answer", "pid " + std::to_string(who.pid) +
+							 " does not read its answers", who.pid);
+	return rc;
+}
 
 /* Drop the reference a create hands its caller: the primary keeps the
  * object in its store, the secondary imports its own. */
@@ -44,15 +58,17 @@ PeerRequests &PeerRequests::get()
 	return *p;
 }
 
-void reply_to(pid_t pid, const ReplyMsg &rep)
+int answer(const Fd &reply, const ReplyMsg &rep)
 {
 	struct rte_mp_msg m;
 
+	if (!reply.valid())
+		return -EBADF;
 	mp_pack(&m, kActReply, rep);
-	int rc = Peers::get().send_to(pid, m);
+	int rc = channel_send(reply.get(), m);
 	if (rc != 0)
-		DVS_LOG(DEBUG, "no answer to request %u of pid %d: %s", rep.seq, pid,
-			strerror(-rc));
+		DVS_LOG(DEBUG, "no answer to request %u: %s", rep.seq, strerror(-rc));
+	return rc;
 }
 
 bool PeerRequests::answerable(pid_t pid)
@@ -68,7 +84,7 @@ bool PeerRequests::answerable(pid_t pid)
  * answered -EAGAIN now (a secondary waits for each of its own, so only a
  * hostile one or many threads get there). Called on the interrupt
  * thread, which also reads the peer's channel: no lock of Peers held. */
-bool PeerRequests::admit(const PeerId &who, uint32_t seq)
+bool PeerRequests::admit(const PeerId &who, uint32_t seq, const Fd &reply)
 {
 	if (!answerable(who.pid))
 		return false;
@@ -85,7 +101,7 @@ bool PeerRequests::admit(const PeerId &who, uint32_t seq)
 	rep.hdr = mp_hdr();
 	rep.seq = seq;
 	rep.status = -EAGAIN;
-	reply_to(who.pid, rep);
+	(void)answer(reply, rep);
 	return false;
 }
 
@@ -111,28 +127,57 @@ void PeerRequests::start_locked()
 	}
 }
 
-void PeerRequests::create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd)
+void PeerRequests::create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd,
+			  Fd reply)
 {
-	if (!admit(who, req.seq))
+	if (!admit(who, req.seq, reply))
 		return;
+	Job j(Kind::Create, who, req.ibdev);
+	j.create = req;
+	j.cmd = std::move(cmd);
+	j.reply = std::move(reply);
+	if (req.kind == DVSHARE_TYPE_VAR) {
+		/* Here and now: see the top of peer_requests.h. */
+		done(j, run_one(j));
+		return;
+	}
 	std::lock_guard<std::mutex> lock(mu_);
-	creates_.push_back(Job{ Kind::Create, who, req, {}, std::move(cmd), req.ibdev });
+	creates_.push_back(std::move(j));
 	start_locked();
 	creates_cv_.notify_one();
 }
 
-void PeerRequests::destroy(const PeerId &who, const DestroyReq &req)
+void PeerRequests::destroy(const PeerId &who, const DestroyReq &req, Fd reply)
 {
-	if (!admit(who, req.seq))
+	if (!admit(who, req.seq, reply))
 		return;
+	Job j(Kind::Destroy, who, req.ibdev);
+	j.destroy = req;
+	j.reply = std::move(reply);
 	std::lock_guard<std::mutex> lock(mu_);
-	queue_work_locked(Job{ Kind::Destroy, who, {}, req, {}, req.ibdev });
+	queue_work_locked(std::move(j));
+}
+
+void PeerRequests::undo_create(const PeerId &who, const CreateReq &req)
+{
+	Job j(Kind::Destroy, who, req.ibdev);
+	std::shared_ptr<dvshare_dev> d = Library::get().hold(req.ibdev);
+
+	j.any_owner = (req.flags & kCreatePersist) != 0;
+	j.destroy.hdr = req.hdr;
+	j.destroy.seq = req.seq;
+	j.destroy.timeout_ms = d != nullptr ? d->close_timeout_ms() : kDestroyTimeoutMaxMs;
+	memcpy(j.destroy.ibdev, req.ibdev, sizeof(j.destroy.ibdev));
+	memcpy(j.destroy.name, req.name, sizeof(j.destroy.name));
+	std::lock_guard<std::mutex> lock(mu_);
+	per_peer_[who]++; /* done() counts it off like the peer's own */
+	queue_work_locked(std::move(j));
 }
 
 void PeerRequests::reclaim(const PeerId &who, const std::string &dev)
 {
 	unblocked(who.pid); /* whatever it held up may go now */
-	Job j{ Kind::Reclaim, who, {}, {}, {}, dev };
+	Job j(Kind::Reclaim, who, dev);
 	if (!dev.empty()) {
 		/* Before taking mu_, which stays a leaf: the interrupt thread
 		 * calls unblocked() under the library's lock. */
@@ -210,7 +255,7 @@ bool PeerRequests::next_work_locked(Job *j)
 			continue;
 		/* Not tried again until this try has ended (it sets the next). */
 		o.next_try = Clock::time_point::max();
-		*j = Job{ Kind::Reclaim, key.first, {}, {}, {}, key.second };
+		*j = Job(Kind::Reclaim, key.first, key.second);
 		j->upto = o.upto;
 		return true;
 	}
@@ -307,14 +352,23 @@ int PeerRequests::run_create(const Job &j)
 	rep.hdr = mp_hdr();
 	rep.seq = j.create.seq;
 	rep.status = do_create(j, &rep);
-	reply_to(j.who.pid, rep);
+	if (deliver(j.who, j.reply, rep) != 0 && rep.status == 0) {
+		/* Its caller gave up (shut its end first, so nothing it could
+		 * still read was sent) or is gone: it was told it failed. */
+		DVS_LOG(INFO, "%s: %s was made after pid %d gave up waiting: destroying it",
+			j.create.ibdev, j.create.name, j.who.pid);
+		undo_create(j.who, j.create);
+		return 0;
+	}
 	if (rep.status != 0)
 		return rep.status;
 	fault_point("primary-created");
-	/* The others hear of it after its creator has its answer. */
+	/* The others hear of it after its creator has its answer; the
+	 * creator raises its own event (dvshare.h: this process's own
+	 * publishes are told on the calling thread). */
 	std::shared_ptr<dvshare_dev> d = Library::get().hold(j.create.ibdev);
 	if (d != nullptr)
-		ipc_announce(d.get(), DVSHARE_EVENT_PUBLISHED, j.create.name);
+		ipc_announce(d.get(), DVSHARE_EVENT_PUBLISHED, j.create.name, j.who.pid);
 	return 0;
 }
 
@@ -402,8 +456,10 @@ int PeerRequests::run_destroy(const Job &j)
 	if (d == nullptr || !d->primary() || d->gone())
 		rep.status = -ENODEV;
 	else
-		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs), &j.who);
-	reply_to(j.who.pid, rep);
+		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs),
+					j.any_owner ? nullptr : &j.who);
+	if (j.reply.valid())
+		(void)deliver(j.who, j.reply, rep);
 	return rep.status;
 }
 

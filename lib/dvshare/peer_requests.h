@@ -2,11 +2,16 @@
 /*
  * The primary's work for its secondaries: a create a secondary asks for,
  * the destroy of an object it owns, and the reclaim of what it owned once
- * it is gone or detached. Never on DPDK's interrupt thread: a destroy
- * waits for acks that thread reads, and a device command may take
- * milliseconds on a NIC.
+ * it is gone or detached. Each request is answered on its own reply
+ * socket (ipc_proto.h), read by the thread that asked.
  *
- * Creates run on one thread in arrival order and never wait for a
+ * A VAR allocation runs at once on DPDK's interrupt thread, which read
+ * the request: it issues no command that can stall (mlx5_ib takes a page
+ * from a bitmap), and a hand-off to another thread would cost more than
+ * the allocation. Everything else stays off that thread: a destroy waits
+ * for acks it reads, and a DEVX object or UMEM is a firmware command on a
+ * NIC, which may take milliseconds, or the kernel's command timeout.
+ * Those creates run on one thread in arrival order and never wait for a
  * destroy. Destroys and reclaims run on a fixed pool of kWorkers threads
  * (however many peers ask), one job per peer at a time, so a peer that
  * queues many holds one worker; reclaims are merged per (peer, device).
@@ -38,6 +43,7 @@
 
 #include <sys/types.h>
 
+#include "dvs_fd.h"
 #include "ipc_proto.h"
 #include "peer_id.h"
 
@@ -62,10 +68,11 @@ public:
 	 * A refusal is counted. Interrupt thread, no Peers lock held. */
 	static bool answerable(pid_t pid);
 
-	/* From @who's channel (the interrupt thread): queue its request. A
-	 * create's command (OBJ) is @cmd, copied out of its memfd. */
-	void create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd);
-	void destroy(const PeerId &who, const DestroyReq &req);
+	/* From @who's channel (the interrupt thread): run or queue its
+	 * request, answered on @reply. A create's command (OBJ) is @cmd,
+	 * copied out of its memfd. */
+	void create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd, Fd reply);
+	void destroy(const PeerId &who, const DestroyReq &req, Fd reply);
 	/* @who is gone (@dev empty) or let go of @dev: destroy what it owns
 	 * there (made by now: not what it makes after attaching again); what
 	 * cannot be destroyed stays its own (orphans). */
@@ -79,15 +86,22 @@ public:
 private:
 	enum class Kind { Create, Destroy, Reclaim };
 	struct Job {
-		Kind kind;
+		Job() = default;
+		Job(Kind k, const PeerId &w, std::string d) : kind(k), who(w), dev(std::move(d)) {}
+		Kind kind = Kind::Reclaim;
 		PeerId who;
-		CreateReq create;
-		DestroyReq destroy;
+		CreateReq create{};
+		DestroyReq destroy{};
 		std::vector<uint8_t> cmd;
 		std::string dev;
 		/* Reclaim: what was published by this sequence (a detach's
 		 * reclaim spares what the peer made after attaching again). */
 		uint64_t upto = UINT64_MAX;
+		/* Where the answer goes; none for a reclaim, or the destroy of
+		 * a create whose caller gave up. */
+		Fd reply;
+		/* Destroy: whoever owns it (a persistent create undone). */
+		bool any_owner = false;
 	};
 	using Clock = std::chrono::steady_clock;
 	/* What a reclaim left of @who's on one device. */
@@ -101,7 +115,10 @@ private:
 	using OrphanKey = std::pair<PeerId, std::string>;
 
 	PeerRequests() = default;
-	bool admit(const PeerId &who, uint32_t seq);
+	bool admit(const PeerId &who, uint32_t seq, const Fd &reply);
+	/* The create's caller gave up before its answer: destroy what was
+	 * made for it, as if it had asked, with no answer. */
+	void undo_create(const PeerId &who, const CreateReq &req);
 	void start_locked();
 	/* Queue a destroy or reclaim for the pool; reclaims merge. */
 	void queue_work_locked(Job j);
@@ -134,8 +151,9 @@ private:
 	bool started_ = false;
 };
 
-/* The primary's answer to request @seq of @pid, on its channel. */
-void reply_to(pid_t pid, const ReplyMsg &rep);
+/* The primary's answer to a request, on its reply socket, without
+ * blocking: 0, or -errno (-EPIPE: the caller gave up or is gone). */
+int answer(const Fd &reply, const ReplyMsg &rep);
 
 } // namespace dvs
 

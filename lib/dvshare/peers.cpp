@@ -414,53 +414,55 @@ void Peers::gone_of(pid_t pid, uint64_t id)
 		gone(c);
 }
 
-/* A secondary's create or destroy: checked here, run by the worker
- * (peer_requests.h), which answers on this channel. */
+/* A secondary's create or destroy: checked here, run here or by a worker
+ * (peer_requests.h), answered on the reply socket it came with. */
 void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 {
 	Library &lib = Library::get();
 	std::string why;
 	std::string from = "from pid " + std::to_string(c->pid);
-
-	if (strcmp(m.name, kActDestroy) == 0) {
-		DestroyReq d;
-		if (decode_destroy(m, &d, &why) != 0)
-			lib.refused("destroy request", why + ", " + from, c->pid);
-		else if (d.hdr.pid != c->pid)
-			lib.refused("destroy request", from + " naming pid " + std::to_string(d.hdr.pid),
-				    c->pid);
-		else
-			PeerRequests::get().destroy(PeerId{ c->pid, c->peer_id }, d);
-		return;
-	}
+	const bool destroy = strcmp(m.name, kActDestroy) == 0;
+	const char *what = destroy ? "destroy request" : "create request";
+	DestroyReq d;
 	CreateReq r;
+	MpHdr hdr;
+
+	if (destroy ? decode_destroy(m, &d, &why) != 0 : decode_create(m, &r, &why) != 0) {
+		lib.refused(what, why + ", " + from, c->pid);
+		return;
+	}
+	hdr = destroy ? d.hdr : r.hdr;
+	if (hdr.pid != c->pid) {
+		lib.refused(what, from + " naming pid " + std::to_string(hdr.pid), c->pid);
+		return;
+	}
+	/* Not answered: the answer would go where the sender points it. */
+	Fd reply = std::move((*fds)[kReplyFd]);
+	if (channel_reply_check(reply.get(), c->pid, &why) != 0) {
+		lib.refused(what, why + ", " + from, c->pid);
+		return;
+	}
+	const PeerId who{ c->pid, c->peer_id };
+	if (destroy) {
+		PeerRequests::get().destroy(who, d, std::move(reply));
+		return;
+	}
 	std::vector<uint8_t> cmd;
-	if (decode_create(m, &r, &why) != 0) {
-		lib.refused("create request", why + ", " + from, c->pid);
-		return;
-	}
-	if (r.hdr.pid != c->pid) {
-		lib.refused("create request", from + " naming pid " + std::to_string(r.hdr.pid),
-			    c->pid);
-		return;
-	}
-	if (r.kind == DVSHARE_TYPE_OBJ && r.inlen <= kCreateInline)
+	if (r.kind == DVSHARE_TYPE_OBJ && r.inlen <= kCreateInline) {
 		cmd.assign(r.cmd, r.cmd + r.inlen);
-	else if (r.kind == DVSHARE_TYPE_OBJ &&
-		 read_command((*fds)[0].get(), r.inlen, &cmd, &why) != 0) {
-		/* Answered (the request itself was well formed), under the
-		 * bound every answer has; refused and counted once either way. */
-		if (!PeerRequests::answerable(c->pid))
-			return;
-		lib.refused("create request", why + ", " + from, c->pid);
+	} else if (r.kind == DVSHARE_TYPE_OBJ &&
+		   read_command((*fds)[1].get(), r.inlen, &cmd, &why) != 0) {
+		/* Answered (the request itself was well formed); refused and
+		 * counted. */
+		lib.refused(what, why + ", " + from, c->pid);
 		ReplyMsg rep{};
 		rep.hdr = mp_hdr();
 		rep.seq = r.seq;
 		rep.status = -EINVAL;
-		reply_to(c->pid, rep);
+		(void)dvs::answer(reply, rep);
 		return;
 	}
-	PeerRequests::get().create(PeerId{ c->pid, c->peer_id }, r, std::move(cmd));
+	PeerRequests::get().create(who, r, std::move(cmd), std::move(reply));
 }
 
 bool Peers::holds(uint64_t token, pid_t pid, uid_t *uid)
@@ -536,17 +538,6 @@ bool Peers::is_peer(const PeerId &who)
 	return it != peers_.end() && !it->second->gone && it->second->peer_id == who.id;
 }
 
-int Peers::send_to(pid_t pid, const struct rte_mp_msg &m)
-{
-	std::lock_guard<std::mutex> lock(mu_);
-	auto it = peers_.find(pid);
-
-	if (it == peers_.end() || it->second->closed)
-		return -ESRCH;
-	send_locked(it->second, m);
-	return 0;
-}
-
 size_t Peers::backlog(pid_t pid)
 {
 	std::lock_guard<std::mutex> lock(mu_);
@@ -577,13 +568,14 @@ std::vector<PeerInfo> Peers::list()
 	return out;
 }
 
-void Peers::broadcast(const struct rte_mp_msg &m)
+void Peers::broadcast(const struct rte_mp_msg &m, pid_t except)
 {
 	std::lock_guard<std::mutex> lock(mu_);
 
 	sweep_locked();
 	for (const auto &[pid, c] : peers_)
-		send_locked(c, m);
+		if (pid != except)
+			send_locked(c, m);
 }
 
 void Peers::flush()

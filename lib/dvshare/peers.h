@@ -79,16 +79,14 @@ public:
 	bool is_attached(const PeerId &who, const std::string &dev);
 	/* Is @who a live peer (attached to anything or not)? */
 	bool is_peer(const PeerId &who);
-	/* Send @m (no fds) to peer @pid, never waiting (queued while its
-	 * channel is full, never dropped for room): 0 or -ESRCH. */
-	int send_to(pid_t pid, const struct rte_mp_msg &m);
 	/* Messages waiting for @pid to read (SIZE_MAX: not a peer). */
 	size_t backlog(pid_t pid);
 	std::vector<PeerInfo> list();
-	/* Tell every peer @m (no fds), never waiting. Events past a full
-	 * queue are dropped (the peer resyncs); revokes never are, but one
-	 * whose destroy has ended (revoke_over) is dropped unsent. */
-	void broadcast(const struct rte_mp_msg &m);
+	/* Tell every peer but @except @m (no fds), never waiting. Events
+	 * past a full queue are dropped (the peer resyncs); revokes never
+	 * are, but one whose destroy has ended (revoke_over) is dropped
+	 * unsent. */
+	void broadcast(const struct rte_mp_msg &m, pid_t except = 0);
 	/* A revoke @rid of @dev is going out; it has ended. */
 	void revoke_begins(const std::string &dev, uint32_t rid);
 	void revoke_over(const std::string &dev, uint32_t rid);

@@ -50,6 +50,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -422,12 +423,17 @@ using Clock = std::chrono::steady_clock;
 
 /* A peer in good standing (welcomed, attached) reading its own channel:
  * the primary's answers kept by request, revokes answered as they come
- * unless held back. */
+ * unless held back. Each request carries a reply socket of its own, or
+ * (@shared) all carry one. */
 struct Requester {
 	int fd = -1;
 	uint64_t token = 0;
 	uint32_t seq = 0;               /* the last request sent */
 	std::map<uint32_t, ReplyMsg> replies;
+	std::map<uint32_t, Fd> reply_rd; /* read ends not answered or closed yet */
+	std::set<uint32_t> closed;      /* closed by the primary unanswered */
+	bool shared = false;
+	Fd shared_rd, shared_wr;
 	std::set<uint32_t> silent;      /* requests that must get no answer */
 	bool acking = true;
 	std::vector<RevokeMsg> revokes; /* not answered yet */
@@ -453,6 +459,54 @@ void ack_revokes(Requester &r)
 	r.revokes.clear();
 }
 
+/* An answer read from a reply socket: one per request, never to one
+ * that had to be refused unanswered. */
+uint32_t take_answer(Requester &r, const struct rte_mp_msg &m)
+{
+	ReplyMsg rep;
+	std::string why;
+
+	if (strcmp(m.name, kActReply) != 0 || decode_reply(m, &rep, &why) != 0)
+		fail("an answer that does not decode: %s", why.c_str());
+	if (r.silent.count(rep.seq) != 0)
+		fail("request %u was answered (%d, %s): it had to be refused unanswered", rep.seq,
+		     rep.status, strerror(-rep.status));
+	if (rep.seq == 0 || rep.seq > r.seq || !r.replies.emplace(rep.seq, rep).second)
+		fail("an answer to request %u, never sent or answered already", rep.seq);
+	return rep.seq;
+}
+
+/* Whatever the reply sockets hold, without waiting: true if anything. */
+bool read_replies(Requester &r)
+{
+	struct rte_mp_msg m;
+	std::vector<Fd> fds;
+	bool any = false;
+
+	for (auto it = r.reply_rd.begin(); it != r.reply_rd.end();) {
+		int rc = channel_recv(it->second.get(), &m, &fds);
+		if (rc == 0) {
+			++it;
+			continue;
+		}
+		any = true;
+		if (rc == 1) {
+			if (take_answer(r, m) != it->first)
+				fail("request %u: another's answer on its socket", it->first);
+		} else if (rc == -EPIPE) {
+			r.closed.insert(it->first);
+		} else {
+			fail("reading the answer to %u: %s", it->first, strerror(-rc));
+		}
+		it = r.reply_rd.erase(it);
+	}
+	while (r.shared_rd.valid() && channel_recv(r.shared_rd.get(), &m, &fds) == 1) {
+		take_answer(r, m);
+		any = true;
+	}
+	return any;
+}
+
 /* One message from the primary, waiting up to @timeout_ms: false if none
  * came. An answer to a request never sent, answered already, or that had
  * to be refused unanswered ends the hostile. */
@@ -461,21 +515,25 @@ bool pump(Requester &r, int timeout_ms)
 	struct rte_mp_msg m;
 	std::vector<Fd> fds;
 	std::string why;
-	int rc = channel_recv_wait(r.fd, &m, &fds, timeout_ms);
+	std::vector<struct pollfd> pfds{ { r.fd, POLLIN, 0 } };
 
-	if (rc == -ETIMEDOUT)
+	if (read_replies(r))
+		return true;
+	for (const auto &[seq, rd] : r.reply_rd)
+		pfds.push_back({ rd.get(), POLLIN, 0 });
+	if (r.shared_rd.valid())
+		pfds.push_back({ r.shared_rd.get(), POLLIN, 0 });
+	if (poll(pfds.data(), pfds.size(), timeout_ms) <= 0)
+		return false;
+	if (read_replies(r))
+		return true;
+	int rc = channel_recv(r.fd, &m, &fds);
+	if (rc == 0)
 		return false;
 	if (rc != 1)
 		fail("reading the channel: %s", strerror(-rc));
 	if (strcmp(m.name, kActReply) == 0) {
-		ReplyMsg rep;
-		if (decode_reply(m, &rep, &why) != 0)
-			fail("an answer that does not decode: %s", why.c_str());
-		if (r.silent.count(rep.seq) != 0)
-			fail("request %u was answered (%d, %s): it had to be refused unanswered",
-			     rep.seq, rep.status, strerror(-rep.status));
-		if (rep.seq == 0 || rep.seq > r.seq || !r.replies.emplace(rep.seq, rep).second)
-			fail("an answer to request %u, never sent or answered already", rep.seq);
+		fail("an answer on the channel: answers go on the reply sockets");
 	} else if (strcmp(m.name, kActRevoke) == 0) {
 		RevokeMsg rv;
 		if (decode_revoke(m, &rv, &why) != 0)
@@ -498,15 +556,19 @@ ReplyMsg await(Requester &r, uint32_t seq)
 {
 	auto deadline = Clock::now() + std::chrono::seconds(15);
 
-	while (r.replies.count(seq) == 0)
+	while (r.replies.count(seq) == 0) {
+		if (r.closed.count(seq) != 0)
+			fail("request %u: its reply socket closed unanswered", seq);
 		if (!pump(r, 100) && Clock::now() > deadline)
 			fail("no answer to request %u in 15 s", seq);
+	}
 	return r.replies[seq];
 }
 
-/* Send @q (its sequence number set here) with @fds beside it. */
+/* Send @q (its sequence number set here) with exactly @fds: a request
+ * whose reply socket is what the caller says. */
 template <typename T>
-uint32_t send_req(Requester &r, const char *act, T q, std::initializer_list<int> fds = {})
+uint32_t send_raw(Requester &r, const char *act, T q, const std::vector<int> &fds)
 {
 	struct rte_mp_msg m;
 
@@ -518,6 +580,26 @@ uint32_t send_req(Requester &r, const char *act, T q, std::initializer_list<int>
 	if (rc != 0)
 		fail("cannot send request %u: %s", q.seq, strerror(-rc));
 	return q.seq;
+}
+
+/* Send @q with a reply socket first (its own, or the shared one) and
+ * @fds after it, as a secondary does. */
+template <typename T>
+uint32_t send_req(Requester &r, const char *act, T q, std::initializer_list<int> fds = {})
+{
+	Fd rd, wr;
+
+	if (r.shared && !r.shared_rd.valid() && channel_reply_pair(&r.shared_rd, &r.shared_wr) != 0)
+		fail("a reply socket pair: %s", strerror(errno));
+	if (!r.shared && channel_reply_pair(&rd, &wr) != 0)
+		fail("a reply socket pair: %s", strerror(errno));
+	int reply = r.shared ? r.shared_wr.get() : wr.get();
+	std::vector<int> all{ reply };
+	all.insert(all.end(), fds.begin(), fds.end());
+	uint32_t seq = send_raw(r, act, q, all);
+	if (!r.shared)
+		r.reply_rd[seq] = std::move(rd);
+	return seq;
 }
 
 CreateReq create_req(uint32_t kind, const char *dev, const char *name)
@@ -621,6 +703,12 @@ void unanswered(Requester &r, std::initializer_list<uint32_t> seqs, const char *
 	ReplyMsg rep = await(r, send_req(r, kActCreate, umem_req("probe", 0x10000, 4096)));
 	if (rep.status != -EINVAL)
 		fail("the probe after them: answered %d, not -EINVAL", rep.status);
+	/* Their reply sockets (those that carried one of this process's)
+	 * were closed unanswered by then. */
+	(void)read_replies(r);
+	for (uint32_t seq : seqs)
+		if (r.reply_rd.count(seq) != 0)
+			fail("request %u: its reply socket still open after the probe", seq);
 	say(what, static_cast<int>(seqs.size()));
 }
 
@@ -716,6 +804,44 @@ int requests(const char *published, uint32_t primary_umem_id)
 			send_req(r, kActDestroy, kill_as_prim) },
 		   "requests naming another pid: creates as the primary and as pid 1, a destroy "
 		   "as the primary");
+
+	/* Answers that would go elsewhere than to a reply socket it made:
+	 * a pipe, a stream socket, its connection to the primary itself
+	 * (whose far end is the primary's). Counted, never answered. */
+	int pp[2], sp[2];
+	Fd to_primary(unix_to(SOCK_SEQPACKET, rt + "/dvshare_channel"));
+	if (pipe2(pp, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0 ||
+	    !to_primary.valid())
+		fail("pipes and sockets: %s", strerror(errno));
+	unanswered(r, { send_raw(r, kActCreate, var_req("sim0", "rp1"), { pp[1] }),
+			send_raw(r, kActCreate, var_req("sim0", "rp2"), { sp[1] }),
+			send_raw(r, kActDestroy, destroy_req("sim0", "rp3", 1000),
+				 { to_primary.get() }) },
+		   "requests whose reply fd is a pipe, a stream socket, a socket to the primary");
+	for (int f : { pp[0], pp[1], sp[0], sp[1] })
+		close(f);
+	to_primary.reset();
+
+	/* A caller that gives up (shuts its reply socket before the answer
+	 * comes): what was made for it is destroyed, not left behind. */
+	{
+		Fd rd, wr;
+		if (channel_reply_pair(&rd, &wr) != 0 || shutdown(rd.get(), SHUT_RD) != 0)
+			fail("a reply socket pair: %s", strerror(errno));
+		(void)send_raw(r, kActCreate, var_req("sim0", "gaveup"), { wr.get() });
+		auto until = Clock::now() + std::chrono::seconds(10);
+		int st;
+		while ((st = await(r, send_req(r, kActCreate, var_req("sim0", "gaveup"))).status) ==
+			       -EEXIST &&
+		       Clock::now() < until)
+			(void)pump(r, 100);
+		if (st != 0)
+			fail("a VAR made for a caller that gave up: made again %d (%s)", st,
+			     strerror(-st));
+		expect(r, send_req(r, kActDestroy, destroy_req("sim0", "gaveup", 1000)), 0,
+		       "a VAR made for a caller that gave up, destroyed by the primary, made again "
+		       "and destroyed");
+	}
 
 	/* Well formed, refused by what they ask: answered, not counted. */
 	uint8_t cq[kCmdLen] = {};
@@ -831,9 +957,10 @@ int requests(const char *published, uint32_t primary_umem_id)
 /* A real peer sending @n creates without reading a thing: UMEMs out of
  * DPDK memory (cheap for the worker to refuse) or, with @pipes, OBJs
  * whose command is in a pipe (refused by the channel's reader itself).
- * The primary admits at most 16 under way and answers more -EAGAIN,
- * keeps its answers queued for it up to a bound, and past that drops
- * what it sends unanswered (counted). Told on stdin, it reads at last:
+ * All carry one reply socket, which it does not read either. The primary
+ * admits at most 16 under way and answers more -EAGAIN; what the
+ * kernel's queue of that socket cannot take is dropped (counted), and
+ * the primary keeps nothing of it. Told on stdin, it reads at last:
  * each request answered once at most; "forged" = the -EAGAIN ones, the
  * unanswered ones, and with @pipes the -EINVAL ones (counted too). */
 int request_flood(int n, bool pipes)
@@ -843,6 +970,7 @@ int request_flood(int n, bool pipes)
 
 	join(r);
 	attach(r);
+	r.shared = true;
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		fail("pipe: %s", strerror(errno));
 	for (int i = 0; i < n; i++)
@@ -870,7 +998,7 @@ int request_flood(int n, bool pipes)
 	if (pipes)
 		say("requests answered -EINVAL, their command not in a memfd", refused);
 	say("requests answered -EAGAIN, too many under way", busy);
-	say("requests dropped unanswered, its channel's queue full", dropped);
+	say("requests dropped unanswered, its reply socket full", dropped);
 	return 0;
 }
 

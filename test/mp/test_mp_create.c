@@ -428,6 +428,78 @@ static void test_stopped_peer_holds_no_create(void)
 	scene_end(&s);
 }
 
+/* PUBLISHED of a secondary's create: raised once in the creator, on the
+ * calling thread (it is there when the create returns), and once in each
+ * other process, from the primary (the primary no longer sends the
+ * creator its own: before, its callbacks saw it a moment later from its
+ * interrupt thread, and the announcement woke it for nothing). */
+static void test_create_publishes_once(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "pubonce", NULL), 0);
+	OK(&s.prim, "open %s", dev0);
+	a = secondary(&s);
+	b = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	long a0 = ok_num(peer_cmd(a, "ev 1")), b0 = ok_num(peer_cmd(b, "ev 1"));
+	long p0 = ok_num(peer_cmd(&s.prim, "ev 1"));
+	OK(a, "create %s flowcounter e1", dev0);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "ev 1")), a0 + 1); /* already there */
+	CU_ASSERT_PTR_NOT_NULL(strstr(peer_cmd(a, "events"), " e1")); /* the last one named */
+	CU_ASSERT(peer_poll_num(b, "ev 1", b0 + 1) >= b0 + 1);
+	usleep(200 * 1000); /* a second one would have come by now */
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "ev 1")), a0 + 1);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(b, "ev 1")), b0 + 1);
+	/* The primary's own callbacks: as for any publish (0 or 1, not 2). */
+	CU_ASSERT(ok_num(peer_cmd(&s.prim, "ev 1")) <= p0 + 1);
+	OK(a, "destroy %s e1 3000", dev0);
+	scene_end(&s);
+}
+
+/* A VAR a secondary asks for is made by the primary's channel reader at
+ * once, not queued behind the DEVX creates of its create thread: with
+ * that thread held 1 s in an OBJ create (DVSHARE_FAULT=primary-create:
+ * stall), another secondary's VAR is answered meanwhile. */
+static void test_var_create_not_queued(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+	struct timespec t0, t1;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "varnow", "DVSHARE_FAULT=primary-create:stall"), 0);
+	OK(&s.prim, "open %s", dev0);
+	if (!has_var(&s)) {
+		printf("%s: the device has no VARs: nothing to check\n", __func__);
+		scene_end(&s);
+		return;
+	}
+	a = secondary(&s);
+	b = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* The first create to reach the fault point holds there 1 s; a VAR
+	 * never goes by it on the create thread. */
+	CU_ASSERT_EQUAL(peer_send(a, "create %s flowcounter held", dev0), 0);
+	usleep(200 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	OK(b, "create %s var quick", dev0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("%s: the VAR took %.1f ms while the create thread was held\n", __func__, ms);
+	CU_ASSERT_FALSE(peer_said(a)); /* the counter is still held */
+	CU_ASSERT(ms < 500);
+	CU_ASSERT_EQUAL_FATAL(peer_read(a, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(strncmp(a->last, "ok", 2), 0); /* made once let go */
+	OK(a, "destroy %s held 3000", dev0);
+	OK(b, "destroy %s quick 3000", dev0);
+	scene_end(&s);
+}
+
 /* A secondary whose requests keep failing cannot fill the primary's
  * log: past 8 failures (its log budget, log_budget.h), what its requests
  * log goes at debug level. */
@@ -466,6 +538,8 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_create_races_primary),
 	DVS_TEST(test_stopped_peer_holds_no_create),
 	DVS_TEST(test_failing_requests_log_quietly),
+	DVS_TEST(test_create_publishes_once),
+	DVS_TEST(test_var_create_not_queued),
 	DVS_TEST_END,
 };
 

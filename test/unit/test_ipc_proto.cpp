@@ -349,9 +349,10 @@ void test_create_request()
 	strcpy(c.name, "c0");
 	c.inlen = 64;
 	c.outlen = 16;
+	/* @fds beside the reply socket every request carries first. */
 	auto decode = [&](int fds) {
 		mp_pack(&m, kActCreate, c);
-		m.num_fds = fds;
+		m.num_fds = 1 + fds;
 		return decode_create(m, &out, &why);
 	};
 	CU_ASSERT_EQUAL(decode(1), 0);
@@ -374,6 +375,7 @@ void test_create_request()
 	c.kind = DVSHARE_TYPE_VAR;
 	CU_ASSERT_EQUAL(decode(0), 0);
 	CU_ASSERT_EQUAL(decode(1), -EBADMSG); /* no fd with a VAR */
+	CU_ASSERT_EQUAL(decode(-1), -EBADMSG); /* nor without its reply socket */
 	c.kind = DVSHARE_TYPE_UMEM;
 	c.addr = UINT64_MAX - 10;
 	c.size = 4096; /* wraps */
@@ -420,6 +422,8 @@ void test_create_request()
 	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), -EBADMSG); /* no name */
 	strcpy(d.name, "c0");
 	mp_pack(&m, kActDestroy, d);
+	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), -EBADMSG); /* no reply socket */
+	m.num_fds = 1;
 	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), 0);
 
 	ReplyMsg r{}, rout;
