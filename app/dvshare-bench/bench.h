@@ -55,15 +55,6 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* CPU time this thread has used, in seconds. */
-static inline double bench_thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Sections (bench_doorbell.c, bench_lookup.c, bench_attach.c,
  * bench_revoke.c, bench_scale.c, bench_report.c): 0, or -1 after saying
  * why with bench_fail(). */
@@ -79,9 +70,7 @@ int bench_s9_packets(struct bench_ctx *x);
 int bench_s10_summary(struct bench_ctx *x);
 
 /* Secondary roles (bench_child.c): the process's exit code. */
-/* A secondary's part; @eal_seconds and @eal_cpu_seconds: rte_eal_init()'s
- * wall and CPU time on this thread (dvshare attaches there). */
-int bench_secondary(const struct bench_opts *o, double eal_seconds, double eal_cpu_seconds);
+int bench_secondary(const struct bench_opts *o, double eal_seconds);
 /* Role "create" (bench_create.c): creates and round trips, timed. */
 int bench_create_role(const struct bench_opts *o, struct dvshare_dev *dev);
 /* Roles "pktfwd" and "ringfwd" (bench_packets.c): forwarding, timed. */

@@ -162,7 +162,7 @@ static int role_scale(const struct bench_opts *o, const struct dvshare_stats *st
 	return 0;
 }
 
-int bench_secondary(const struct bench_opts *o, double eal_seconds, double eal_cpu_seconds)
+int bench_secondary(const struct bench_opts *o, double eal_seconds)
 {
 	struct dvshare_stats st;
 
@@ -181,7 +181,7 @@ int bench_secondary(const struct bench_opts *o, double eal_seconds, double eal_c
 	if (strcmp(o->role, "attach") == 0) {
 		printf("result %.6f %d %.6f %llu %u %.6f\n", eal_seconds, st.attach_status,
 		       (double)st.attach_ns * 1e-9, (unsigned long long)st.imports,
-		       st.attach_mode, eal_cpu_seconds);
+		       st.attach_mode, (double)st.attach_cpu_ns * 1e-9);
 		return 0;
 	}
 	if (strcmp(o->role, "doorbell") == 0)

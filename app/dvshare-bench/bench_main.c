@@ -194,13 +194,12 @@ int main(int argc, char **argv)
 	struct bench_ctx x = { .prefix = file_prefix(argc, argv), .pass_fd = -1 };
 	struct bench_machine m;
 	struct bench_opts o;
-	double t0, c0;
+	double t0;
 	int ret;
 
 	if (apply_mode(argc, argv) != 0)
 		return 1;
 	t0 = bench_now();
-	c0 = bench_thread_cpu();
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "dvshare-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
@@ -214,7 +213,7 @@ int main(int argc, char **argv)
 	if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
 		/* What EAL allocated for this process in the shared heap goes
 		 * back at its cleanup, not at exit. */
-		ret = bench_secondary(&o, bench_now() - t0, bench_thread_cpu() - c0);
+		ret = bench_secondary(&o, bench_now() - t0);
 		fflush(stdout);
 		rte_eal_cleanup();
 		return ret;

@@ -685,6 +685,9 @@ struct dvshare_stats {
 				        (doc/protocol.md, "Threats") */
 	uint32_t primary_state;    /**< enum dvshare_primary_state (orphaned is
 				        1 for DVSHARE_PRIMARY_DIED only) */
+	uint64_t attach_cpu_ns;    /**< secondary: CPU time of the attach on the
+				        thread that ran it (attach_ns less the
+				        waits for the primary); added in 0.3 */
 };
 
 /** An attached secondary, as the primary sees it. */

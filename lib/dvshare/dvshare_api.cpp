@@ -503,6 +503,7 @@ int dvshare_stats_get(struct dvshare_stats *st)
 	*st = {};
 	st->attach_status = lib.attach_status.load();
 	st->attach_ns = c.attach_ns.load();
+	st->attach_cpu_ns = c.attach_cpu_ns.load();
 	st->imports = c.imports.load();
 	st->lookups = lib.lookups.load();
 	st->published = c.published.load();

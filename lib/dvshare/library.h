@@ -115,7 +115,7 @@ public:
 	std::atomic<int> attach_status{0};
 	/* Counters behind dvshare_stats_get(). */
 	struct Counters {
-		std::atomic<uint64_t> attach_ns{0}, imports{0}, published{0},
+		std::atomic<uint64_t> attach_ns{0}, attach_cpu_ns{0}, imports{0}, published{0},
 			destroyed{0}, destroy_busy{0}, revoked{0}, refused{0};
 	} stats;
 	/* Successful lookups: per lcore, summed when read (no shared atomic

@@ -404,6 +404,7 @@ int tel_stats(const char *, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "attach_status", s.attach_status);
 	dvs_tel_dict_uint(d, "devices", s.devices);
 	dvs_tel_dict_uint(d, "attach_ns", s.attach_ns);
+	dvs_tel_dict_uint(d, "attach_cpu_ns", s.attach_cpu_ns);
 	dvs_tel_dict_uint(d, "imports", s.imports);
 	dvs_tel_dict_uint(d, "lookups", s.lookups);
 	dvs_tel_dict_uint(d, "published", s.published);
