@@ -144,20 +144,18 @@ int channel_reply_check(int fd, pid_t pid, std::string *why)
 {
 	int type = 0;
 	socklen_t len = sizeof(type);
-	struct sockaddr_storage sa = {};
-	socklen_t salen = sizeof(sa);
 	struct ucred cred = {};
 	socklen_t clen = sizeof(cred);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
-	    getsockname(fd, reinterpret_cast<struct sockaddr *>(&sa), &salen) != 0) {
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) {
 		*why = std::string("reply fd is not a socket (") + strerror(errno) + ")";
 		return -EINVAL;
 	}
-	if (type != SOCK_SEQPACKET || sa.ss_family != AF_UNIX) {
-		*why = "reply fd is not a Unix SOCK_SEQPACKET socket";
+	if (type != SOCK_SEQPACKET) {
+		*why = "reply fd is not a SOCK_SEQPACKET socket";
 		return -EINVAL;
 	}
+	/* Only a Unix socket has a peer pid: any other family reads 0. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.pid != pid) {
 		*why = "reply socket leads to pid " + std::to_string(cred.pid) + ", not the sender";
 		return -EINVAL;

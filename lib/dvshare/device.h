@@ -239,6 +239,22 @@ private:
 	std::condition_variable wait_cv_;
 	std::map<uint32_t, Pending> pending_;
 	uint32_t revoke_seq_ = 0;
+	/* Under wait_mu_: destroys between their mark and their end. A close
+	 * waits for them: what they mark is not in its batch, and they hold
+	 * the device until they end. */
+	int destroying_ = 0;
+	/* Counts a destroy off when it ends, however it ends (or at done(),
+	 * before its REVOKED callbacks, which may close the device). */
+	struct DestroyRun {
+		dvshare_dev *dev;
+		explicit DestroyRun(dvshare_dev *d) : dev(d) {}
+		DestroyRun(const DestroyRun &) = delete;
+		DestroyRun &operator=(const DestroyRun &) = delete;
+		~DestroyRun() { done(); }
+		void done();
+	};
+	/* Wait up to @timeout_ms for no destroy to be running: true if none. */
+	bool wait_destroys(unsigned int timeout_ms);
 	std::vector<uid_t> allowed_uids_;
 	std::unique_ptr<dvs::EngineService> engine_;
 	std::unique_ptr<dvs::FreeWatch> free_watch_; /* software device, primary */

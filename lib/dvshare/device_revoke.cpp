@@ -158,6 +158,24 @@ bool dvshare_dev::on_ipc_thread() const
 	return true;
 }
 
+void dvshare_dev::DestroyRun::done()
+{
+	if (dev == nullptr)
+		return;
+	std::lock_guard<std::mutex> lk(dev->wait_mu_);
+	dev->destroying_--;
+	dev->wait_cv_.notify_all();
+	dev = nullptr;
+}
+
+bool dvshare_dev::wait_destroys(unsigned int timeout_ms)
+{
+	std::unique_lock<std::mutex> lk(wait_mu_);
+
+	return wait_cv_.wait_for(lk, std::chrono::milliseconds(timeout_ms),
+				 [this] { return destroying_ == 0; });
+}
+
 int dvshare_dev::wait_acks(uint32_t revoke_id, unsigned int timeout_ms, std::set<pid_t> *missing)
 {
 	std::unique_lock<std::mutex> lk(wait_mu_);
@@ -232,7 +250,9 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms, const dvs::P
 		reg_.set_revoking(slot, rid);
 		std::lock_guard<std::mutex> lk(wait_mu_);
 		pending_[rid] = { slot, snap.gen, dvs::Peers::get().attached_to(name_) };
+		destroying_++;
 	}
+	DestroyRun run(this);
 	dvs::fault_point("primary-revoke");
 	lib.emit(this, DVSHARE_EVENT_REVOKING, name, getpid());
 	dvs::ipc_revoke(this, slot, snap.gen, rid);
@@ -254,6 +274,7 @@ int dvshare_dev::destroy(const char *name, unsigned int timeout_ms, const dvs::P
 		let_go_locked(slot);
 		reg_.remove(slot);
 	}
+	run.done();
 	lib.stats.destroyed++;
 	lib.emit(this, DVSHARE_EVENT_REVOKED, name, getpid());
 	return 0;

@@ -175,7 +175,9 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 			reg_.set_revoking(it.slot, rid);
 		std::lock_guard<std::mutex> lk(wait_mu_);
 		pending_[rid] = { dvs::kRevokeBatch, 0, dvs::Peers::get().attached_to(name_) };
+		destroying_++;
 	}
+	DestroyRun run(this);
 	dvs::fault_point("primary-revoke");
 	const pid_t self = getpid(); /* a system call: once, not per object */
 	const bool listened = lib.has_subscribers(this, dvs::kRevokeEvents);
@@ -222,6 +224,7 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 			gone.push_back(it.name);
 		}
 	}
+	run.done();
 	lib.stats.destroyed += gone.size();
 	if (listened)
 		for (const std::string &n : gone)
@@ -302,12 +305,20 @@ int dvshare_dev::close_all(unsigned int timeout_ms)
 {
 	if (timeout_ms == 0)
 		timeout_ms = close_timeout_ms_;
+	if (on_ipc_thread())
+		return -EDEADLK;
 	{
 		/* Secondaries' creates still running in the primary publish
 		 * before this, and are in the batch, or are refused. */
 		std::lock_guard<std::mutex> lock(ctl_);
 		closing_ = true;
 	}
+	/* A destroy under way (a secondary's, a reclaim) ends first: what it
+	 * marked is not live, so not in this batch, and what it leaves (it
+	 * was called off) is. */
+	if (!wait_destroys(timeout_ms))
+		DVS_LOG(WARNING, "%s: a destroy under way did not end within %u ms: closing beside it",
+			name_.c_str(), timeout_ms);
 	int rc = destroy_batch(nullptr, nullptr, 0, timeout_ms, nullptr);
 	if (rc < 0) {
 		std::lock_guard<std::mutex> lock(ctl_);

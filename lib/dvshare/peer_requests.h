@@ -63,9 +63,10 @@ public:
 	static constexpr int kRetryMostMs = 60000;
 
 	static PeerRequests &get();
-	/* May @pid be answered? Not while it does not read its channel: its
-	 * answers would pile up in the primary (answers are never dropped).
-	 * A refusal is counted. Interrupt thread, no Peers lock held. */
+	/* May @pid have work done? Not while it does not read its channel
+	 * (what it asks would announce objects to a process that reads
+	 * nothing). A refusal is counted. Interrupt thread, no Peers lock
+	 * held. */
 	static bool answerable(pid_t pid);
 
 	/* From @who's channel (the interrupt thread): run or queue its

@@ -412,6 +412,42 @@ static void test_kill_primary_after_create(void)
 	mp_cleanup(s.prefix);
 }
 
+/* The primary closes the device while a secondary's destroy of its own
+ * object is under way (held 1 s after its mark: primary-revoke:stall).
+ * The close waits for it: before, its batch left out what that destroy
+ * had marked and returned with the object still in the device (seen as a
+ * VAR left at "closecheck", 1 run in 5, when a reclaim was still running
+ * at the end of test_request_flood_bad_commands). */
+static double ms_since(const struct timespec *t0);
+
+static void test_close_waits_for_destroy(void)
+{
+	struct scene s;
+	struct peer *a;
+	struct timespec t0;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "closewait", "DVSHARE_FAULT=primary-revoke:stall"),
+			      0);
+	OK(&s.prim, "open " DEV);
+	a = secondary(&s, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	OK(a, "create " DEV " flowcounter w1");
+	OK(a, "create " DEV " var w2");
+	CU_ASSERT_EQUAL(peer_send(a, "destroy " DEV " w2 3000"), 0);
+	usleep(200 * 1000); /* its destroy holds between mark and broadcast */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	REPLY_IS(&s.prim, "ok 0 0 0", "closecheck " DEV);
+	double ms = ms_since(&t0);
+	printf("%s: the close took %.0f ms\n", __func__, ms);
+	CU_ASSERT(ms > 400); /* it waited for the destroy */
+	CU_ASSERT_EQUAL(peer_read(a, MP_TIMEOUT_MS), 0);
+	CU_ASSERT(strncmp(a->last, "ok", 2) == 0 || strncmp(a->last, "err 19 ", 7) == 0);
+	CU_ASSERT_EQUAL(mp_scene_stop_secondaries(&s), 0);
+	CU_ASSERT_EQUAL(peer_stop(&s.prim), 0);
+	mp_cleanup(s.prefix);
+}
+
 /* ------------------------------------------------------------ security */
 
 static void test_uid_refusal(void)
@@ -743,6 +779,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_kill_primary_mid_destroy),
 	DVS_TEST(test_kill_creator),
 	DVS_TEST(test_kill_primary_after_create),
+	DVS_TEST(test_close_waits_for_destroy),
 	DVS_TEST(test_uid_refusal),
 	DVS_TEST(test_registry_write_attempts),
 	DVS_TEST(test_close_is_coordinated),
