@@ -545,12 +545,12 @@ static void test_crash_loop_frees_heap(void)
 	       "after 10 deaths holding 4 x 256 KiB of dvshare_umem_alloc() each; %+ld after "
 	       "one death holding its own 1 MiB (the control)\n", __func__, dpdk, h2 - h1,
 	       h3 - h2);
-	/* Less than one of the 40 UMEMs' memory left over. DPDK's own share
-	 * varies by a few KiB from one death to the next (its two control
-	 * deaths gave 155,904 or 153,792 bytes each, in runs of the same
-	 * build: 4,224 bytes over the two, one small allocation a dying
-	 * secondary leaves or not), so "no more than 10 x the control"
-	 * exactly failed 1 run in 3 under ASan. */
+	/* Less than one of the 40 UMEMs' memory left over. What a secondary
+	 * that makes nothing leaves varies by a few KiB from one death to
+	 * the next (the two control deaths gave 155,904 or 153,792 bytes
+	 * each in runs of the same build: 4,224 bytes over the two, one
+	 * small allocation left or not; whose, not measured), so "no more
+	 * than 10 x the control" exactly failed 1 run in 3 under ASan. */
 	CU_ASSERT(h2 - h1 < 10 * dpdk + (long)size);
 	CU_ASSERT(h3 - h2 >= dpdk + (long)(4 * size));
 	scene_end(&s);
