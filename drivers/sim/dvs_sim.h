@@ -161,6 +161,14 @@ __rte_internal
 void dvs_sim_fail_next_destroy(int err);
 
 /**
+ * Make the next mmap of a VAR page through a sim cmd_fd in this process
+ * fail with @p err (as the kernel's would, out of address space or
+ * memory). 0 disarms.
+ */
+__rte_internal
+void dvs_sim_fail_next_mmap(int err);
+
+/**
  * The errno the kernel gives for a firmware status of a command it built
  * itself (mlx5_core's cmd_status_to_err: INTERNAL_ERR, BAD_SYS_STATE and
  * the length errors EIO, RESOURCE_BUSY EBUSY, EXCEED_LIM ENOMEM,

@@ -79,6 +79,7 @@ int close_device(struct ibv_context *ctx);
  * (sim_faults.cpp): no installed library carries them. */
 int take_destroy_failure();
 int take_import_failure();
+int take_mmap_failure(); /* dvs_sim_fail_next_mmap() */
 
 /* A context's UAR (a handle and an mmap entry; HandleTable::kNone when
  * none could be had), and its destroy. Under the ufile lock. */

@@ -17,4 +17,9 @@ __attribute__((weak)) int take_import_failure()
 	return 0;
 }
 
+__attribute__((weak)) int take_mmap_failure()
+{
+	return 0;
+}
+
 } // namespace dvs::sim

@@ -123,6 +123,8 @@ void *mmap_cmd(struct ibv_context *ctx, void *addr, size_t length, int prot, int
 
 	if (sc == nullptr || offset < 0 || length != kPage || (flags & MAP_TYPE) != MAP_SHARED)
 		return fail_null<void>(EINVAL);
+	if (int err = take_mmap_failure(); err != 0)
+		return fail_null<void>(err);
 	UfileLock lock(sc->ufile.hdr());
 	/* A UAR's entry has no page in the sim: refused as an unknown one. */
 	int page = page_of_offset(sc->ufile, static_cast<uint64_t>(offset));

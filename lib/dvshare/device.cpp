@@ -131,6 +131,7 @@ int dvshare_dev::init_primary(const struct dvs_glue *g, struct ibv_context *ctx,
 	}
 	if (dvs_sim_is_context(ctx))
 		free_watch_ = std::make_unique<dvs::FreeWatch>(ctx);
+	db_off_ = reg_.hdr()->db_offset;
 	vars_.configure(reg_.hdr()->max_objects);
 	return store_.init(reg_.nslots());
 }
@@ -206,6 +207,11 @@ int dvshare_dev::map_var(dvshare_var *v)
 	uint32_t idx = 0;
 	void *at = nullptr;
 
+	if (db_offset() + sizeof(uint32_t) > len) {
+		DVS_LOG(ERR, "%s: doorbell offset %u is outside the %zu-byte VAR page", name_.c_str(),
+			db_offset(), len);
+		return -EINVAL;
+	}
 	if (vars_.fits(len) && vars_.take(&idx, &at) == 0)
 		region = &vars_; /* else a mapping of its own, anywhere */
 	void *p = glue_->mmap_cmd(ctx_, at, len, PROT_READ | PROT_WRITE,
@@ -219,13 +225,48 @@ int dvshare_dev::map_var(dvshare_var *v)
 		return -err;
 	}
 	v->page.set(p, len, region, idx);
-	if (db_offset() + sizeof(uint32_t) > v->dv->length) {
-		DVS_LOG(ERR, "%s: doorbell offset %u is outside the %u-byte VAR page", name_.c_str(),
-			db_offset(), v->dv->length);
-		return -EINVAL;
-	}
-	v->db = static_cast<uint8_t *>(p) + db_offset();
+	v->db.store(static_cast<uint8_t *>(p) + db_offset(), std::memory_order_release);
 	return 0;
+}
+
+/* A private page where the VAR would have been: for a handle revoked
+ * (or its device closed) before this process ever mapped it. */
+int dvshare_dev::map_fence_page(dvshare_var *v)
+{
+	const size_t len = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+	dvs::VarRegion *region = nullptr;
+	uint32_t idx = 0;
+	void *at = nullptr;
+
+	if (vars_.fits(len) && vars_.take(&idx, &at) == 0)
+		region = &vars_;
+	void *p = mmap(at, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | (region != nullptr ? MAP_FIXED : 0), -1, 0);
+	if (p == MAP_FAILED) {
+		int err = errno;
+		if (region != nullptr)
+			vars_.lose(idx);
+		return -err;
+	}
+	v->page.set(p, len, region, idx);
+	v->fenced = true;
+	v->db.store(static_cast<uint8_t *>(p) + db_offset(), std::memory_order_release);
+	return 0;
+}
+
+void *dvshare_dev::map_var_late(dvshare_var *v)
+{
+	std::lock_guard<std::mutex> lock(ctl_); /* what revokes and fences take */
+	void *db = v->db.load(std::memory_order_acquire);
+
+	if (db != nullptr)
+		return db;
+	/* Revoked under this lock, so it cannot happen while we map: a live
+	 * handle's kernel object outlives this call. */
+	int rc = !v->revoked() && v->dv != nullptr && !torn_down_ ? map_var(v) : map_fence_page(v);
+	if (rc != 0)
+		return dvs::fail_null<void>(-rc);
+	return v->db.load(std::memory_order_relaxed);
 }
 
 Handle *dvshare_dev::handle_at(uint32_t slot, uint32_t gen) const

@@ -163,7 +163,12 @@ public:
 	const dvs::Registry &registry() const { return reg_; }
 	int cmd_fd() const { return ctx_->cmd_fd; }
 	/* Where the doorbell register sits in a VAR page of this device. */
-	uint32_t db_offset() const { return reg_.hdr()->db_offset; }
+	uint32_t db_offset() const { return db_off_; }
+	/* A secondary's VAR is mapped at its first dvshare_var_doorbell() or
+	 * dvshare_var_addr(), not at its import: the doorbell address, or
+	 * NULL with errno. One revoked before that gets a private page (its
+	 * doorbell reaches no device, as a fenced one's). */
+	void *map_var_late(dvshare_var *v);
 	uint32_t attached_objects() const { return imported_; }
 	const dvs::VarRegion &var_region() const { return vars_; }
 
@@ -172,6 +177,7 @@ private:
 	int init_primary(const struct dvs_glue *g, struct ibv_context *ctx, bool owns,
 			 const struct dvshare_dev_conf *conf);
 	int map_var(dvshare_var *v);
+	int map_fence_page(dvshare_var *v);
 	int publish_precheck(const char *name) const;
 	template <typename H>
 	H *publish(dvs::HandlePtr<H> h, dvs::RegEntry e, bool give_back, dvs::Origin o);
@@ -212,6 +218,7 @@ private:
 	bool owns_ctx_ = false;
 	bool primary_ = false;
 	bool torn_down_ = false;
+	uint32_t db_off_ = 0; /* the registry header's, kept past teardown */
 	std::atomic<bool> gone_{false};
 	std::atomic<bool> closed_noted_{false};
 	dvs::DeviceCaps caps_;

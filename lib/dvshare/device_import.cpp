@@ -76,9 +76,8 @@ int dvshare_dev::import_slot(uint32_t slot, const RegEntry &e, Handle **out)
 	case DVSHARE_TYPE_VAR: {
 		auto v = dvs::make_handle<dvshare_var>(store_.pool(), this, false);
 		v->dv = glue_->var_import(ctx_, blob);
-		if (v->dv == nullptr || map_var(v.get()) != 0)
-			break;
-		h = std::move(v);
+		if (v->dv != nullptr)
+			h = std::move(v); /* mapped at first use: map_var_late() */
 		break;
 	}
 	case DVSHARE_TYPE_OBJ: {
@@ -134,6 +133,7 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy 
 	if (rc != 0)
 		return rc;
 	const dvs::RegHeader *h = d->reg_.hdr();
+	d->db_off_ = h->db_offset;
 	d->name_ = h->ibdev;
 	d->glue_ = dvs_glue_select(h->ibdev, err, sizeof(err));
 	if (d->glue_ == nullptr) {

@@ -777,8 +777,15 @@ void dvshare_umem_release(struct dvshare_umem *umem);
 /**
  * The VAR page as mapped in this process (after a destroy, a private fence
  * page at the same address).
+ *
+ * In a secondary the page is mapped at the first call of this,
+ * dvshare_var_doorbell() or dvshare_var_length() on the handle (an mmap()
+ * under the device's lock); later calls read one word. A VAR destroyed
+ * before its first such call gets a private page, whose stores reach no
+ * device.
  * @param var  the handle
- * @return the address, or NULL for a NULL handle.
+ * @return the address, or NULL for a NULL handle, or when the first
+ *   mapping fails (rte_errno set, e.g. ENOMEM; the call may be repeated).
  */
 void *dvshare_var_addr(const struct dvshare_var *var);
 
@@ -788,16 +795,20 @@ void *dvshare_var_addr(const struct dvshare_var *var);
  * (page_size - 1) from the virtio emulation caps, recorded by the primary).
  * Write a virtio queue index there to kick that queue:
  * dvshare_doorbell32(dvshare_var_doorbell(var), 0, queue_index).
+ * Call it once, outside the fast path, and keep the address: in a
+ * secondary its first call maps the page (as dvshare_var_addr()).
  *
  * @param var  the handle
- * @return the address, or NULL for a NULL handle.
+ * @return the address, or NULL for a NULL handle, or when the first
+ *   mapping fails (rte_errno set; the call may be repeated).
  */
 void *dvshare_var_doorbell(const struct dvshare_var *var);
 
 /**
- * Length of the mapped VAR page.
+ * Length of the mapped VAR page (in a secondary, mapped by this call if
+ * it was not yet: dvshare_var_addr()).
  * @param var  the handle
- * @return bytes, or 0 for a NULL handle.
+ * @return bytes, or 0 for a NULL handle or a mapping that failed.
  *
  * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
  *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).

@@ -552,19 +552,31 @@ void dvshare_umem_release(struct dvshare_umem *umem)
 	release(umem);
 }
 
+/* An imported VAR is mapped at the first of these calls (a system call,
+ * under the device's lock); every later call is one load. */
+static void *var_db(const struct dvshare_var *var)
+{
+	if (var == nullptr)
+		return nullptr;
+	void *db = var->db.load(std::memory_order_acquire);
+	if (db != nullptr)
+		return db;
+	return var->dev->map_var_late(const_cast<dvshare_var *>(var));
+}
+
 void *dvshare_var_addr(const struct dvshare_var *var)
 {
-	return var != nullptr ? var->page.addr() : nullptr;
+	return var_db(var) != nullptr ? var->page.addr() : nullptr;
 }
 
 void *dvshare_var_doorbell(const struct dvshare_var *var)
 {
-	return var != nullptr ? var->db : nullptr;
+	return var_db(var);
 }
 
 size_t dvshare_var_length(const struct dvshare_var *var)
 {
-	return var != nullptr ? var->page.length() : 0;
+	return var_db(var) != nullptr ? var->page.length() : 0;
 }
 
 struct mlx5dv_var *dvshare_var_dv(const struct dvshare_var *var)

@@ -152,7 +152,7 @@ void dvshare_var::fence()
 		DVS_LOG(ERR, "%s: cannot fence VAR %s (%s): unmapping it", dev->name().c_str(), name,
 			strerror(-rc));
 		page.reset();
-		db = nullptr;
+		db.store(nullptr, std::memory_order_release);
 	}
 }
 
@@ -181,7 +181,7 @@ void dvshare_var::clear()
 {
 	let_go();
 	page.reset();
-	db = nullptr;
+	db.store(nullptr, std::memory_order_relaxed);
 	fenced = false;
 	Handle::clear();
 }

@@ -310,7 +310,9 @@ struct dvshare_var : dvs::Handle {
 
 	struct mlx5dv_var *dv = nullptr;
 	dvs::VarPage page; /* this process's mapping of the VAR page */
-	void *db = nullptr; /* its doorbell register: page + device db offset */
+	/* Its doorbell register (page + the device's doorbell offset), set
+	 * once mapped: an import maps at its first use. */
+	std::atomic<void *> db{ nullptr };
 };
 
 struct dvshare_obj : dvs::Handle {

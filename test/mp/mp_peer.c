@@ -845,6 +845,14 @@ static int run_held(const char *line)
 			dvshare_doorbell32(dvshare_var_doorbell(held[x].var), y, z);
 			reply("ok");
 		}
+	} else if (sscanf(line, "mapheld %u", &x) == 1) {
+		/* The VAR's first use maps it: "ok", or why it could not. */
+		if (x >= MAX_HELD || held[x].var == NULL)
+			reply("err %d no such held VAR", EINVAL);
+		else if (dvshare_var_doorbell(held[x].var) == NULL)
+			reply_err("map");
+		else
+			reply("ok");
 	} else if (sscanf(line, "queryheld %u", &x) == 1) {
 		cmd_query_held(x);
 	} else {
@@ -953,6 +961,9 @@ static int run(char *line)
 			cmd_hammer_start(d, b, x);
 	} else if (sscanf(line, "simfaildestroy %u", &x) == 1) {
 		dvs_sim_fail_next_destroy((int)x);
+		reply("ok");
+	} else if (sscanf(line, "simfailmmap %u", &x) == 1) {
+		dvs_sim_fail_next_mmap((int)x);
 		reply("ok");
 	} else if (strcmp(line, "hammerstop") == 0) {
 		cmd_hammer_stop();

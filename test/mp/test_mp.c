@@ -667,6 +667,62 @@ static void test_attach_modes(void)
 	scene_end(&s);
 }
 
+/* A secondary maps a VAR at its first dvshare_var_doorbell() (or _addr()),
+ * not at its import: an eager attach of many VARs costs no mmap() each.
+ * A mapping that fails can be tried again; a VAR destroyed before it was
+ * ever mapped gives a private page, whose doorbell reaches no device. */
+static void test_var_mapped_at_first_use(void)
+{
+	struct scene s;
+	struct peer *a;
+	unsigned int h0, h1;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "firstuse"), 0);
+	OK(&s.prim, "open %s", dev0);
+	if (!has_virtq(&s, __func__)) {
+		scene_end(&s);
+		return;
+	}
+	OK(&s.prim, "create %s var fu0", dev0);
+	OK(&s.prim, "create %s var fu1", dev0);
+	a = scene_secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	const long maps0 = ok_num(peer_cmd(a, "filemapcount"));
+	h0 = (unsigned int)ok_num(peer_cmd(a, "hold %s var fu0", dev0));
+	h1 = (unsigned int)ok_num(peer_cmd(a, "hold %s var fu1", dev0));
+	/* Imported (eagerly, or by the lookup), held, not mapped. */
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "filemapcount")), maps0);
+	if (!hw) {
+		OK(a, "simfailmmap %d", ENOMEM);
+		REPLY_IS(a, "err 12 map: Cannot allocate memory", "mapheld %u", h0);
+		CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "filemapcount")), maps0);
+	}
+	OK(a, "mapheld %u", h0); /* tried again: mapped */
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "filemapcount")), maps0 + 1);
+	OK(a, "mapheld %u", h0); /* once */
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "filemapcount")), maps0 + 1);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "dboff %s fu0", dev0)),
+			ok_num(peer_cmd(&s.prim, "dboff %s fu0", dev0)));
+
+	/* fu1, never mapped here, is destroyed; its doorbell is then a
+	 * private page's (no file behind it), and a store there is safe. */
+	OK(&s.prim, "destroy %s fu1 5000", dev0);
+	OK(a, "ringheld %u 0 7", h1);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(a, "filemapcount")), maps0 + 1);
+	if (!hw) {
+		/* The page the sim gives next (fu1's, freed) saw no kick. */
+		OK(&s.prim, "create %s var fu2", dev0);
+		OK(&s.prim, "engine %s", dev0);
+		OK(a, "ringheld %u 0 9", h1);
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "poll %s", dev0), "ok 0");
+		CU_ASSERT_STRING_EQUAL(peer_cmd(&s.prim, "kicks %s fu2", dev0), "ok 0 0");
+	}
+	OK(a, "releaseheld %u", h0);
+	OK(a, "releaseheld %u", h1);
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_visible_after_eal_init),
 	DVS_TEST(test_doorbell_reaches_device),
@@ -683,6 +739,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_adopt_and_publish),
 	DVS_TEST(test_version_mismatch_refused),
 	DVS_TEST(test_attach_modes),
+	DVS_TEST(test_var_mapped_at_first_use),
 	DVS_TEST_END,
 };
 
