@@ -179,6 +179,8 @@ int dvshare_dev::attach(dvs::Fd cmd_fd, dvs::Fd reg_fd, const dvs::AttachPolicy 
 		return 0;
 	}
 	d->reg_.prefault();
+	if (policy.mode == DVSHARE_ATTACH_EAGER)
+		d->store_.reserve(d->reg_.entries_used());
 	/* In entry order: about the order of publishing, so handles are laid
 	 * out as the application made (and tends to use) the objects, and the
 	 * walk reads the registry front to back. */

@@ -79,21 +79,36 @@ dvs::Handle *dvs::HandlePool::take(enum dvshare_type type)
 	return h;
 }
 
+void dvs::HandlePool::grow_locked(size_t len, bool populate)
+{
+	Mapping m = populate ? Mapping::anon_filled(len) : Mapping::anon(len);
+
+	if (!m.valid())
+		throw std::bad_alloc();
+	chunks_.push_back(std::move(m));
+	used_ = 0;
+}
+
+void dvs::HandlePool::reserve(size_t n)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	const size_t len = n * kBlock;
+
+	if (n == 0 || (!chunks_.empty() && used_ + len <= chunks_.back().length()))
+		return;
+	grow_locked(len, true); /* what is left of the last chunk stays unused */
+}
+
 void *dvs::HandlePool::alloc()
 {
 	constexpr size_t kFirst = 64 << 10, kHuge = 2 << 20;
 	std::lock_guard<std::mutex> lock(mu_);
 
-	if (chunks_.empty() || used_ + kBlock > chunks_.back().length()) {
-		/* 64 KiB first (a device with a few objects), doubling up to
-		 * 2 MiB chunks, each a transparent hugepage. */
-		const size_t len = chunks_.empty() ? kFirst : std::min(chunks_.back().length() * 2, kHuge);
-		Mapping m = Mapping::anon(len);
-		if (!m.valid())
-			throw std::bad_alloc();
-		chunks_.push_back(std::move(m));
-		used_ = 0;
-	}
+	/* 64 KiB first (a device with a few objects), doubling up to 2 MiB
+	 * chunks, each a transparent hugepage. */
+	if (chunks_.empty() || used_ + kBlock > chunks_.back().length())
+		grow_locked(chunks_.empty() ? kFirst : std::min(chunks_.back().length() * 2, kHuge),
+			    false);
 	void *p = static_cast<uint8_t *>(chunks_.back().addr()) + used_;
 	used_ += kBlock;
 	outstanding_++;

@@ -35,6 +35,22 @@ public:
 		return view_ != nullptr ? 0 : -ENOMEM;
 	}
 
+	/* About to hold @n handles (an eager attach, before any): their
+	 * memory and the view faulted in now (Mapping::anon_filled()),
+	 * rather than a page at a time at random slots. */
+	void reserve(size_t n)
+	{
+		if (held_.empty()) {
+			Mapping v = Mapping::anon_filled(view_mem_.length());
+			if (v.valid()) {
+				view_mem_ = std::move(v);
+				view_ = static_cast<Handle **>(view_mem_.addr());
+			}
+		}
+		held_.reserve(held_.size() + n);
+		pool_.reserve(n);
+	}
+
 	/* The hot path: the handle a lookup may take, or nullptr. */
 	Handle *view(uint32_t slot) const
 	{
