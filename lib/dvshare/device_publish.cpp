@@ -189,7 +189,9 @@ dvshare_var *dvshare_dev::publish_var(dvs::HandlePtr<dvshare_var> h, const char 
 				      bool give_back, dvs::Origin o)
 {
 	RegEntry e = make_entry(name, DVSHARE_TYPE_VAR, h->dv->page_id);
-	int rc = map_var(h.get());
+	/* A VAR made for a secondary is rung there: mapped here only if this
+	 * process ever asks for its doorbell (map_var_late()). */
+	int rc = o.creator.none() ? map_var(h.get()) : 0;
 
 	if (rc == 0 && glue_->var_export(h->dv, e.blob) != 0)
 		rc = -errno;
