@@ -229,6 +229,8 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 	if (listened)
 		for (const std::string &n : gone)
 			lib.emit(this, DVSHARE_EVENT_REVOKED, n.c_str(), self);
+	if (!gone.empty())
+		lib.emit(this, DVSHARE_EVENT_BATCH_REVOKED, nullptr, self);
 	if (refused != 0) {
 		DVS_LOG(ERR, "%s: %zu of %zu object(s) destroyed; the device refused the others, "
 			     "which stay published", name_.c_str(), gone.size(), items.size());

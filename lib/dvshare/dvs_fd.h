@@ -10,10 +10,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels: EINVAL, ignored */
-#endif
-
 namespace dvs {
 
 class Fd {
@@ -74,22 +70,21 @@ public:
 	static Mapping anon(size_t len) { return anon_aligned(len); }
 
 	/* The same for memory about to be written throughout (an eager
-	 * attach's handles and view): from kFillHuge up, rounded up to whole
-	 * hugepages, and faulted in now by one call. Why both: on the 2-core
-	 * VM a 4 KiB page's first touch cost 12-15 us, and still 5-12 us
-	 * after MADV_POPULATE_WRITE (the hypervisor fills its own tables at
-	 * the touch); a populated 2 MiB hugepage took 12 us for all of it
-	 * (doc/benchmarks.md, section 4). */
-	static constexpr size_t kFillHuge = 128u << 10;
-	static Mapping anon_filled(size_t len)
+	 * attach's handles and view): from kHugeFrom up, rounded up to whole
+	 * hugepages, so that it faults 2 MiB at a time. On the 2-core VM a
+	 * 4 KiB page's first touch cost 12-15 us, and still 5-12 us after
+	 * MADV_POPULATE_WRITE (the hypervisor fills its own tables at the
+	 * touch); a 2 MiB hugepage's about 200 us for all of it
+	 * (doc/benchmarks.md, section 4). Not populated: what a registry
+	 * claims (a lying primary's entry count) commits nothing until an
+	 * import writes there. */
+	static constexpr size_t kHugeFrom = 128u << 10;
+	static Mapping anon_huge(size_t len)
 	{
 		constexpr size_t kHuge = 2u << 20;
-		if (len >= kFillHuge)
+		if (len >= kHugeFrom)
 			len = (len + kHuge - 1) & ~(kHuge - 1);
-		Mapping m = anon_aligned(len);
-		if (m.valid())
-			(void)::madvise(m.addr_, m.len_, MADV_POPULATE_WRITE); /* Linux 5.14 */
-		return m;
+		return anon_aligned(len);
 	}
 
 	void *addr() const { return addr_; }

@@ -168,6 +168,15 @@ enum dvshare_event {
 	 *  (objects it did not destroy keep working); lookups fail with ENODEV
 	 *  from now on. */
 	DVSHARE_EVENT_CLOSED = 8,
+	/** Both: a batch destroy (dvshare_destroy_many(), a close, the
+	 *  reclaim of a dead secondary's objects), once per batch whatever its
+	 *  size, name NULL: in the primary once it destroyed some of it, in a
+	 *  secondary once it let go of what it held of it (as REVOKED: also
+	 *  for a batch the primary then calls off). REVOKING and REVOKED
+	 *  still come for each object to the callbacks that ask for them;
+	 *  one that asks for this event alone
+	 *  (dvshare_event_register_mask()) spares the process that work. */
+	DVSHARE_EVENT_BATCH_REVOKED = 9,
 };
 
 /**
@@ -961,7 +970,8 @@ int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *a
  * close raises REVOKING and REVOKED for every object, in every process:
  * a process where no callback asks for them skips that work (about 1 us
  * per object), which is why an application that listens only for, say,
- * CLOSED should say so.
+ * CLOSED, or for DVSHARE_EVENT_BATCH_REVOKED (one per batch), should say
+ * so.
  *
  * @param dev   the device, or NULL for every device
  * @param mask  the events wanted: DVSHARE_EVENT_BIT(DVSHARE_EVENT_CLOSED)

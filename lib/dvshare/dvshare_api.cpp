@@ -648,7 +648,7 @@ int dvshare_event_register(struct dvshare_dev *dev, dvshare_event_cb cb, void *a
 int dvshare_event_register_mask(struct dvshare_dev *dev, uint32_t mask, dvshare_event_cb cb,
 				void *arg)
 {
-	constexpr uint32_t known = DVSHARE_EVENT_BIT(DVSHARE_EVENT_CLOSED + 1) -
+	constexpr uint32_t known = DVSHARE_EVENT_BIT(DVSHARE_EVENT_BATCH_REVOKED + 1) -
 				   DVSHARE_EVENT_BIT(DVSHARE_EVENT_PUBLISHED);
 
 	if (cb == nullptr || (mask & known) == 0)
@@ -692,6 +692,7 @@ const char *dvshare_event_name(enum dvshare_event event)
 	case DVSHARE_EVENT_PEER_DIED: return "peer-died";
 	case DVSHARE_EVENT_PRIMARY_DIED: return "primary-died";
 	case DVSHARE_EVENT_CLOSED: return "closed";
+	case DVSHARE_EVENT_BATCH_REVOKED: return "batch-revoked";
 	}
 	return "unknown";
 }

@@ -79,9 +79,9 @@ dvs::Handle *dvs::HandlePool::take(enum dvshare_type type)
 	return h;
 }
 
-void dvs::HandlePool::grow_locked(size_t len, bool populate)
+void dvs::HandlePool::grow_locked(size_t len, bool whole)
 {
-	Mapping m = populate ? Mapping::anon_filled(len) : Mapping::anon(len);
+	Mapping m = whole ? Mapping::anon_huge(len) : Mapping::anon(len);
 
 	if (!m.valid())
 		throw std::bad_alloc();

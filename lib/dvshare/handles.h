@@ -215,8 +215,8 @@ public:
 	}
 	/* A blank handle of @type, or nullptr when none is free. */
 	Handle *take(enum dvshare_type type);
-	/* Room for @n more handles in one chunk, faulted in now (an eager
-	 * attach: one call instead of a page fault per 16 handles). */
+	/* Room for @n more handles in one chunk, in hugepages (an eager
+	 * attach: a fault per 8,192 handles instead of one per 16). */
 	void reserve(size_t n);
 	/* @h (from make()) was let go of and is unreferenced: keep it for
 	 * reuse, or destroy it once the pool is closed. */
@@ -226,7 +226,7 @@ public:
 
 private:
 	void *alloc();
-	void grow_locked(size_t len, bool populate);
+	void grow_locked(size_t len, bool whole);
 	void unmap_if_unused();
 
 	std::mutex mu_;

@@ -445,6 +445,8 @@ void let_go(const RevokeMsg &r)
 			d->revoke_batch_finish(&lg);
 		for (const std::string &n : lg.names)
 			lib.emit(d.get(), DVSHARE_EVENT_REVOKED, n.c_str(), r.hdr.pid);
+		if (d != nullptr)
+			lib.emit(d.get(), DVSHARE_EVENT_BATCH_REVOKED, nullptr, r.hdr.pid);
 		return;
 	}
 

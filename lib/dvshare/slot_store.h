@@ -36,12 +36,12 @@ public:
 	}
 
 	/* About to hold @n handles (an eager attach, before any): their
-	 * memory and the view faulted in now (Mapping::anon_filled()),
-	 * rather than a page at a time at random slots. */
+	 * memory and the view in hugepages (Mapping::anon_huge()), rather
+	 * than faulted a 4 KiB page at a time at random slots. */
 	void reserve(size_t n)
 	{
 		if (held_.empty()) {
-			Mapping v = Mapping::anon_filled(view_mem_.length());
+			Mapping v = Mapping::anon_huge(view_mem_.length());
 			if (v.valid()) {
 				view_mem_ = std::move(v);
 				view_ = static_cast<Handle **>(view_mem_.addr());

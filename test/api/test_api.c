@@ -376,6 +376,22 @@ static void test_events(void)
 	CU_ASSERT_EQUAL(dvshare_destroy_many(dev, both, 2, 1000), 2);
 	CU_ASSERT_EQUAL(n, 5); /* one REVOKED each */
 	CU_ASSERT_EQUAL(dvshare_event_unregister(dev, on_event, &n), 0);
+	/* One BATCH_REVOKED per batch, none for a single destroy or a batch
+	 * that destroyed nothing. */
+	int b = 0;
+	const char *three[] = { "eb0", "eb1", "eb2" }, *none[] = { "eb9" };
+	CU_ASSERT_EQUAL(dvshare_event_register_mask(dev, DVSHARE_EVENT_BIT(DVSHARE_EVENT_BATCH_REVOKED),
+						    on_event, &b), 0);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_PTR_NOT_NULL(dvshare_var_alloc(dev, three[i], 0));
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, "eb0", 1000), 0);
+	CU_ASSERT_EQUAL(b, 0);
+	CU_ASSERT_EQUAL(dvshare_destroy_many(dev, three + 1, 2, 1000), 2);
+	CU_ASSERT_EQUAL(b, 1);
+	CU_ASSERT_EQUAL(dvshare_destroy_many(dev, none, 1, 1000), -ENOENT);
+	CU_ASSERT_EQUAL(b, 1);
+	CU_ASSERT_EQUAL(dvshare_event_unregister(dev, on_event, &b), 0);
+	CU_ASSERT_STRING_EQUAL(dvshare_event_name(DVSHARE_EVENT_BATCH_REVOKED), "batch-revoked");
 	CU_ASSERT_STRING_EQUAL(dvshare_event_name(DVSHARE_EVENT_PRIMARY_DIED), "primary-died");
 	CU_ASSERT_STRING_EQUAL(dvshare_event_name(DVSHARE_EVENT_PUBLISHED), "published");
 	CU_ASSERT_STRING_EQUAL(dvshare_event_name((enum dvshare_event)99), "unknown");

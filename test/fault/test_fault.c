@@ -681,6 +681,7 @@ static void test_batch_destroy(void)
 	REPLY_IS(a, "ok 0", "hold " DEV " var db0");
 	REPLY_IS(b, "ok 0", "hold " DEV " obj q1");
 	long revoked = ok_num(peer_cmd(a, "ev 5"));
+	long batches = ok_num(peer_cmd(a, "ev 9")); /* BATCH_REVOKED */
 
 	/* An unknown name: nothing done. */
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "destroymany " DEV " db1,nosuch 5000"), "err 2 ", 6), 0);
@@ -707,8 +708,14 @@ static void test_batch_destroy(void)
 	REPLY_IS(&s.prim, "ok 5", "destroymany " DEV " pd,q0.umem1,db0,q0,db0,db1 5000");
 	CU_ASSERT_FALSE(is_ok(peer_cmd(a, "lookup " DEV " var db1")));
 	OK(a, "lookup " DEV " umem q0.umem2"); /* not asked for */
-	/* a heard every one it was told of: REVOKED for m0, 4 and 5. */
+	/* a heard every one it was told of: REVOKED for m0, 4 and 5; and
+	 * BATCH_REVOKED once per batch it let go of: the called-off one, the
+	 * refused one, the glob and the list (the unknown name asked nothing
+	 * of it). The primary: once per batch that destroyed something (the
+	 * refused one took m0). */
 	CU_ASSERT(peer_poll_num(a, "ev 5", revoked + 10) >= revoked + 10);
+	CU_ASSERT_EQUAL(peer_poll_num(a, "ev 9", batches + 4), batches + 4);
+	REPLY_IS(&s.prim, "ok 3", "ev 9");
 	OK(a, "ringheld 0 0 1"); /* its db0 is fenced: a write lands nowhere */
 	OK(a, "releaseheld 0");
 	OK(b, "releaseheld 0");
