@@ -30,6 +30,18 @@ static int rounds(const struct bench_opts *o)
 	return o->quick ? CREATE_ROUNDS_QUICK : CREATE_ROUNDS;
 }
 
+/* @v with its doorbell address, as an application takes it (a secondary
+ * maps the page there: doc/api.md, Hot path); NULL, @v released, if it
+ * cannot be had. */
+static struct dvshare_var *with_doorbell(struct dvshare_var *v)
+{
+	if (v != NULL && dvshare_var_doorbell(v) == NULL) {
+		dvshare_var_release(v);
+		return NULL;
+	}
+	return v;
+}
+
 /* One flow counter (the DEVX path, whose command a secondary passes in a
  * memfd) or one VAR, created and then destroyed: the create's time in us,
  * or -1 after saying why. */
@@ -44,13 +56,7 @@ static double create_one(struct dvshare_dev *dev, int var, int i)
 	snprintf(name, sizeof(name), "bench-create-%d", i);
 	t0 = bench_now();
 	if (var) {
-		/* With its doorbell address, as an application would: a
-		 * secondary maps the page there (doc/api.md, Hot path). */
-		struct dvshare_var *v = dvshare_var_alloc(dev, name, 0);
-		if (v != NULL && dvshare_var_doorbell(v) == NULL) {
-			dvshare_var_release(v);
-			v = NULL;
-		}
+		struct dvshare_var *v = with_doorbell(dvshare_var_alloc(dev, name, 0));
 		t1 = bench_now();
 		rc = v != NULL ? 0 : -rte_errno;
 		dvshare_var_release(v);
@@ -122,12 +128,8 @@ static int time_imports(struct dvshare_dev *dev, int var, int n, double *p50, do
 	for (int i = 0; t != NULL && i < n; i++) {
 		snprintf(name, sizeof(name), var ? "bench-vimport-%d" : "bench-import-%d", i);
 		double t0 = bench_now();
-		void *h = var ? (void *)dvshare_var_lookup(dev, name) :
+		void *h = var ? (void *)with_doorbell(dvshare_var_lookup(dev, name)) :
 				(void *)dvshare_obj_lookup(dev, name);
-		if (var && h != NULL && dvshare_var_doorbell(h) == NULL) {
-			dvshare_var_release(h);
-			h = NULL;
-		}
 		t[i] = (bench_now() - t0) * 1e6;
 		if (h == NULL) {
 			fprintf(stderr, "secondary: lookup %s: %s\n", name, rte_strerror(rte_errno));

@@ -198,35 +198,44 @@ int dvshare_dev::adopt(struct ibv_context *ctx, const struct dvshare_dev_conf *c
 	return 0;
 }
 
-/* Map a VAR page the way the kernel hands it out (mmap of the cmd_fd at
- * the VAR's offset); its doorbell register is db_offset() into it. */
-int dvshare_dev::map_var(dvshare_var *v)
+/* Map a page of @len for @v at this device's next VAR place (else
+ * anywhere) with @map(address, MAP_FIXED or 0), which returns the mapping
+ * or nullptr with errno; its doorbell register is db_offset() into it. */
+template <typename Map> int dvshare_dev::place_var_page(dvshare_var *v, size_t len, Map &&map)
 {
-	const size_t len = v->dv->length;
 	dvs::VarRegion *region = nullptr;
 	uint32_t idx = 0;
 	void *at = nullptr;
+
+	if (vars_.fits(len) && vars_.take(&idx, &at) == 0)
+		region = &vars_;
+	void *p = map(at, region != nullptr ? MAP_FIXED : 0);
+	if (p == nullptr)
+		return -errno; /* the place is not given back (VarRegion::take()) */
+	v->page.set(p, len, region, idx);
+	v->db.store(static_cast<uint8_t *>(p) + db_offset(), std::memory_order_release);
+	return 0;
+}
+
+/* Map a VAR page the way the kernel hands it out (mmap of the cmd_fd at
+ * the VAR's offset). */
+int dvshare_dev::map_var(dvshare_var *v)
+{
+	const size_t len = v->dv->length;
 
 	if (db_offset() + sizeof(uint32_t) > len) {
 		DVS_LOG(ERR, "%s: doorbell offset %u is outside the %zu-byte VAR page", name_.c_str(),
 			db_offset(), len);
 		return -EINVAL;
 	}
-	if (vars_.fits(len) && vars_.take(&idx, &at) == 0)
-		region = &vars_; /* else a mapping of its own, anywhere */
-	void *p = glue_->mmap_cmd(ctx_, at, len, PROT_READ | PROT_WRITE,
-				  MAP_SHARED | (region != nullptr ? MAP_FIXED : 0), v->dv->mmap_off);
-	if (p == nullptr) {
-		int err = errno;
-		if (region != nullptr)
-			vars_.lose(idx);
+	int rc = place_var_page(v, len, [&](void *at, int fixed) {
+		return glue_->mmap_cmd(ctx_, at, len, PROT_READ | PROT_WRITE, MAP_SHARED | fixed,
+				       v->dv->mmap_off);
+	});
+	if (rc != 0)
 		DVS_LOG(ERR, "%s: cannot map VAR page %u: %s", name_.c_str(), v->dv->page_id,
-			strerror(err));
-		return -err;
-	}
-	v->page.set(p, len, region, idx);
-	v->db.store(static_cast<uint8_t *>(p) + db_offset(), std::memory_order_release);
-	return 0;
+			strerror(-rc));
+	return rc;
 }
 
 /* A private page where the VAR would have been: for a handle revoked
@@ -234,24 +243,14 @@ int dvshare_dev::map_var(dvshare_var *v)
 int dvshare_dev::map_fence_page(dvshare_var *v)
 {
 	const size_t len = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-	dvs::VarRegion *region = nullptr;
-	uint32_t idx = 0;
-	void *at = nullptr;
-
-	if (vars_.fits(len) && vars_.take(&idx, &at) == 0)
-		region = &vars_;
-	void *p = mmap(at, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | (region != nullptr ? MAP_FIXED : 0), -1, 0);
-	if (p == MAP_FAILED) {
-		int err = errno;
-		if (region != nullptr)
-			vars_.lose(idx);
-		return -err;
-	}
-	v->page.set(p, len, region, idx);
-	v->fenced = true;
-	v->db.store(static_cast<uint8_t *>(p) + db_offset(), std::memory_order_release);
-	return 0;
+	int rc = place_var_page(v, len, [&](void *at, int fixed) {
+		void *p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | fixed,
+			       -1, 0);
+		return p != MAP_FAILED ? p : nullptr;
+	});
+	if (rc == 0)
+		v->fenced = true;
+	return rc;
 }
 
 void *dvshare_dev::map_var_late(dvshare_var *v)

@@ -176,6 +176,7 @@ private:
 	dvshare_dev() = default;
 	int init_primary(const struct dvs_glue *g, struct ibv_context *ctx, bool owns,
 			 const struct dvshare_dev_conf *conf);
+	template <typename Map> int place_var_page(dvshare_var *v, size_t len, Map &&map);
 	int map_var(dvshare_var *v);
 	int map_fence_page(dvshare_var *v);
 	int publish_precheck(const char *name) const;

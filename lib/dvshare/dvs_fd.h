@@ -73,8 +73,8 @@ public:
 	 * attach's handles and view): from kHugeFrom up, rounded up to whole
 	 * hugepages, so that it faults 2 MiB at a time. On the 2-core VM a
 	 * 4 KiB page's first touch cost 12-15 us, and still 5-12 us after
-	 * MADV_POPULATE_WRITE (the hypervisor fills its own tables at the
-	 * touch); a 2 MiB hugepage's about 200 us for all of it
+	 * MADV_POPULATE_WRITE (presumably the hypervisor's own tables); a
+	 * 2 MiB hugepage's about 200 us for all of it
 	 * (doc/benchmarks.md, section 4). Not populated: what a registry
 	 * claims (a lying primary's entry count) commits nothing until an
 	 * import writes there. */

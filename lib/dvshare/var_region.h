@@ -33,12 +33,11 @@ public:
 	/* Can a VAR page of @len bytes take a place? The first one sets the
 	 * stride; one of another length is mapped on its own. */
 	bool fits(size_t len);
-	/* Mapping into place @idx failed, and mmap(MAP_FIXED) may have left
-	 * a hole there that anything could take since: never used again
-	 * (and never unmapped by close()). */
-	void lose(uint32_t idx) { (void)idx; }
 	/* A free place: 0 with its index and address, or -ENOSPC (full),
-	 * -ENOMEM (no room to reserve), -ENODEV (closed). */
+	 * -ENOMEM (no room to reserve), -ENODEV (closed). A place whose
+	 * mapping then fails is not given back: mmap(MAP_FIXED) may have left
+	 * a hole there that anything could take since, so it is never used
+	 * again (nor unmapped by close()). */
 	int take(uint32_t *idx, void **addr);
 	/* Place @idx is no longer used (its VAR let go of): its fence page
 	 * stays mapped until the place is taken again, or unmapped once the

@@ -12,8 +12,11 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "dvs_cunit.h"
 #include "handles.h"
+#include "slot_store.h"
 
 using dvs::Handle;
 
@@ -161,6 +164,53 @@ void test_pool_grows()
 	}
 }
 
+/* Resident bytes of this process (/proc/self/statm). */
+long rss_bytes()
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f != nullptr) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * sysconf(_SC_PAGESIZE);
+}
+
+/* An eager attach reserves handles and the view for the entry count the
+ * registry claims, which the primary writes: a lying one may claim the
+ * largest registry with nothing in it. The reservation is address space;
+ * memory is committed only where handles are made, in one chunk. */
+void test_reserve_commits_what_is_used()
+{
+	constexpr uint32_t kClaimed = 1u << 22; /* max_objects' limit */
+	constexpr int kMade = 10000;
+	dvs::SlotStore store;
+	const long rss0 = rss_bytes();
+
+	CU_ASSERT_EQUAL_FATAL(store.init(2 * kClaimed), 0); /* a 64 MiB view */
+	store.reserve(kClaimed);                            /* a 1 GiB arena */
+	const long rss1 = rss_bytes();
+	CU_ASSERT(rss1 - rss0 < (8l << 20));
+	std::vector<TestHandle *> v;
+	for (int i = 0; i < kMade; i++)
+		v.push_back(store.pool()->make<TestHandle>(nullptr, false));
+	for (int i = 1; i < kMade; i++) /* consecutive: the reserved chunk */
+		CU_ASSERT_EQUAL_FATAL(reinterpret_cast<uintptr_t>(v[i]) -
+					      reinterpret_cast<uintptr_t>(v[i - 1]),
+				      dvs::HandlePool::kBlock);
+	const long rss2 = rss_bytes();
+	/* 10,000 blocks of 256 bytes: two 2 MiB pages, with room to spare. */
+	CU_ASSERT(rss2 - rss1 < (8l << 20));
+	printf("reserve of %u handles: RSS +%ld KiB; %d made: +%ld KiB\n", kClaimed,
+	       (rss1 - rss0) >> 10, kMade, (rss2 - rss1) >> 10);
+	for (TestHandle *h : v) {
+		h->revoke_and_drain();
+		store.pool()->give(h);
+	}
+}
+
 /* Close @gate (a revoke or a hold) on @h while another thread is inside
  * a command on it: the gate must not get through before the command
  * returns, and must once it has. */
@@ -244,6 +294,7 @@ const struct dvs_test_case cases[] = {
 	DVS_TEST(test_revive_against_stale_lookups),
 	DVS_TEST(test_pool_recycles_by_type),
 	DVS_TEST(test_pool_grows),
+	DVS_TEST(test_reserve_commits_what_is_used),
 	DVS_TEST(test_revoke_waits_for_running_command),
 	DVS_TEST(test_hold_makes_commands_wait),
 	DVS_TEST(test_hold_waits_for_running_command),
