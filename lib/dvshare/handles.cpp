@@ -79,9 +79,9 @@ dvs::Handle *dvs::HandlePool::take(enum dvshare_type type)
 	return h;
 }
 
-void dvs::HandlePool::grow_locked(size_t len, bool whole)
+void dvs::HandlePool::grow_locked(size_t len)
 {
-	Mapping m = whole ? Mapping::anon_huge(len) : Mapping::anon(len);
+	Mapping m = Mapping::anon(len);
 
 	if (!m.valid())
 		throw std::bad_alloc();
@@ -96,7 +96,11 @@ void dvs::HandlePool::reserve(size_t n)
 
 	if (n == 0 || (!chunks_.empty() && used_ + len <= chunks_.back().length()))
 		return;
-	grow_locked(len, true); /* what is left of the last chunk stays unused */
+	Mapping m = Mapping::anon_huge(len);
+	if (!m.valid())
+		return; /* no room (an address-space limit): grown as needed instead */
+	chunks_.push_back(std::move(m)); /* what is left of the last chunk stays unused */
+	used_ = 0;
 }
 
 void *dvs::HandlePool::alloc()
@@ -107,8 +111,7 @@ void *dvs::HandlePool::alloc()
 	/* 64 KiB first (a device with a few objects), doubling up to 2 MiB
 	 * chunks, each a transparent hugepage. */
 	if (chunks_.empty() || used_ + kBlock > chunks_.back().length())
-		grow_locked(chunks_.empty() ? kFirst : std::min(chunks_.back().length() * 2, kHuge),
-			    false);
+		grow_locked(chunks_.empty() ? kFirst : std::min(chunks_.back().length() * 2, kHuge));
 	void *p = static_cast<uint8_t *>(chunks_.back().addr()) + used_;
 	used_ += kBlock;
 	outstanding_++;

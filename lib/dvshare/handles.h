@@ -216,7 +216,8 @@ public:
 	/* A blank handle of @type, or nullptr when none is free. */
 	Handle *take(enum dvshare_type type);
 	/* Room for @n more handles in one chunk, in hugepages (an eager
-	 * attach: a fault per 8,192 handles instead of one per 16). */
+	 * attach: a fault per 8,192 handles instead of one per 16). Only
+	 * address space until handles are made; none to be had: nothing. */
 	void reserve(size_t n);
 	/* @h (from make()) was let go of and is unreferenced: keep it for
 	 * reuse, or destroy it once the pool is closed. */
@@ -226,7 +227,7 @@ public:
 
 private:
 	void *alloc();
-	void grow_locked(size_t len, bool whole);
+	void grow_locked(size_t len);
 	void unmap_if_unused();
 
 	std::mutex mu_;

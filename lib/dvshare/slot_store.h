@@ -47,7 +47,11 @@ public:
 				view_ = static_cast<Handle **>(view_mem_.addr());
 			}
 		}
-		held_.reserve(held_.size() + n);
+		try {
+			held_.reserve(held_.size() + n);
+		} catch (const std::bad_alloc &) {
+			/* grown as handles come instead */
+		}
 		pool_.reserve(n);
 	}
 
