@@ -47,11 +47,8 @@ public:
 				view_ = static_cast<Handle **>(view_mem_.addr());
 			}
 		}
-		try {
-			held_.reserve(held_.size() + n);
-		} catch (const std::bad_alloc &) {
-			/* grown as handles come instead */
-		}
+		/* The list of held slots grows as handles come: sized from
+		 * the claim, malloc may commit it (MALLOC_PERTURB_ fills it). */
 		pool_.reserve(n);
 	}
 
