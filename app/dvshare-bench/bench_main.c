@@ -202,7 +202,10 @@ int main(int argc, char **argv)
 	t0 = bench_now();
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "dvshare-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
+		char why[256];
+
+		dvshare_eal_init_explain(0, NULL, rte_errno, why, sizeof(why));
+		fprintf(stderr, "dvshare-bench: EAL init failed: %s\n", why);
 		return 1;
 	}
 	if (parse_opts(argc - ret, argv + ret, &o) != 0) {

@@ -408,57 +408,20 @@ static void close_all(void)
 	}
 }
 
-/* The value of EAL option @name (as "--name=v" or "--name v") before "--",
- * or @dflt. */
-static const char *eal_opt(int argc, char **argv, const char *name, const char *dflt)
-{
-	size_t n = strlen(name);
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strncmp(argv[i], name, n) != 0)
-			continue;
-		if (argv[i][n] == '=')
-			return argv[i] + n + 1;
-		if (argv[i][n] == '\0' && i + 1 < argc)
-			return argv[i + 1];
-	}
-	return dflt;
-}
-
 /*
- * Does a primary hold the EAL config of @prefix? EAL's runtime directory
- * (/var/run/dpdk for root, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk), and
- * the write lock a primary keeps on its config file; secondaries that
- * outlived theirs hold read locks only.
+ * A secondary whose primary has gone: rte_eal_cleanup() frees EAL's own
+ * memory (the service arrays), and when that frees a hugepage DPDK asks the
+ * primary to unmap it: "failed to send to (.../mp_socket)" and "Cannot
+ * send message to primary", also from a DPDK-only secondary (doc/pmd.md).
+ * dvshare has said what happened to the primary; the quit stays quiet.
  */
-static int primary_running(const char *prefix)
+static void quiet_if_orphaned(void)
 {
-	const char *base = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char path[512];
-	int fd, held;
+	struct dvshare_stats st;
 
-	snprintf(path, sizeof(path), "%s/dpdk/%s/config", base != NULL ? base : "/tmp", prefix);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_WRLCK;
-	close(fd);
-	return held;
-}
-
-/* Why EAL init failed, in the user's words where EAL's are misleading: a
- * secondary without its primary gets ENOMEM from EAL. */
-static void eal_failed(int argc, char **argv)
-{
-	const char *prefix = eal_opt(argc, argv, "--file-prefix", "rte");
-
-	if (strcmp(eal_opt(argc, argv, "--proc-type", "primary"), "secondary") == 0 &&
-	    !primary_running(prefix))
-		printf("error: EAL init failed: no primary running with file prefix %s (start "
-		       "the primary first)\n", prefix);
-	else
-		printf("error: EAL init failed: %s\n", rte_strerror(rte_errno));
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY && dvshare_stats_get(&st) == 0 &&
+	    st.primary_state != DVSHARE_PRIMARY_ALIVE)
+		rte_log_set_level_pattern("lib.eal", RTE_LOG_CRIT);
 }
 
 /* EAL's "-h": its usage, then ours. */
@@ -481,7 +444,10 @@ int main(int argc, char **argv)
 	rte_set_application_usage_hook(usage_hook);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		eal_failed(argc, argv);
+		char why[256];
+
+		dvshare_eal_init_explain(0, NULL, rte_errno, why, sizeof(why));
+		printf("error: EAL init failed: %s\n", why);
 		return 1;
 	}
 	if (startup(&o) == 0) {
@@ -499,6 +465,7 @@ int main(int argc, char **argv)
 		printf("\nsignal %d (%s) received: closing\n", pmd_quit_signal(),
 		       strsignal(pmd_quit_signal()));
 	close_all();
+	quiet_if_orphaned();
 	rte_eal_cleanup();
 	printf("bye: %d failed command(s)\n", pmd_failures);
 	return pmd_failures != 0 ? 1 : 0;

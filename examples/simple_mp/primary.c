@@ -53,8 +53,12 @@ int main(int argc, char **argv)
 	struct dvshare_dev *dev;
 	int n = rte_eal_init(argc, argv);
 
-	if (n < 0)
-		return die("EAL init");
+	if (n < 0) { /* one line: the cause and what to do */
+		char why[256];
+		dvshare_eal_init_explain(0, NULL, rte_errno, why, sizeof(why));
+		fprintf(stderr, "%s: EAL init: %s\n", argv[0], why);
+		return 1;
+	}
 	dev = dvshare_dev_open(argc - n > 1 ? argv[n + 1] : "sim0", NULL);
 	if (dev == NULL)
 		return die("open");

@@ -27,9 +27,21 @@ int main(int argc, char **argv)
 	struct dvshare_prm_virtq q;
 	int n = rte_eal_init(argc, argv);
 
-	if (n < 0)
-		return die("EAL init");
-	/* The attach happened inside rte_eal_init(): lookups are memory reads. */
+	if (n < 0) { /* one line: the cause and what to do */
+		char why[256];
+		dvshare_eal_init_explain(0, NULL, rte_errno, why, sizeof(why));
+		fprintf(stderr, "%s: EAL init: %s\n", argv[0], why);
+		return 1;
+	}
+	/* The attach happened inside rte_eal_init(): lookups are memory reads.
+	 * A negative status is why it failed (logged, e.g. -EPROTO: rebuild
+	 * against the primary's dvshare); 0, the primary shares nothing. */
+	int st = dvshare_attach_status();
+	if (st <= 0) {
+		fprintf(stderr, "secondary: attach: %s\n",
+			st < 0 ? rte_strerror(-st) : "the primary shares no device");
+		return 1;
+	}
 	struct dvshare_dev *dev = dvshare_dev_lookup(argc - n > 1 ? argv[n + 1] : "sim0");
 	struct dvshare_var *var = dev != NULL ? dvshare_var_lookup(dev, "db") : NULL;
 	struct dvshare_obj *rxq = dev != NULL ? dvshare_obj_lookup(dev, "rxq0") : NULL;

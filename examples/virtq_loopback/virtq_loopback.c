@@ -97,8 +97,12 @@ int main(int argc, char **argv)
 {
 	int ok = 1, ret = rte_eal_init(argc, argv);
 
-	if (ret < 0)
-		return die("EAL init", rte_errno);
+	if (ret < 0) {
+		char why[256];
+		dvshare_eal_init_explain(0, NULL, rte_errno, why, sizeof(why));
+		fprintf(stderr, "loopback: EAL init: %s\n", why);
+		return 1;
+	}
 	argc -= ret;
 	argv += ret;
 	uint32_t frames = argc > 1 ? (uint32_t)atoi(argv[1]) : 32;

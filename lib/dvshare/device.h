@@ -49,6 +49,8 @@ public:
 	void mark_gone() { gone_.store(true, std::memory_order_release); }
 	/* Secondary: the primary closed this device; true the first time. */
 	bool note_closed() { return !closed_noted_.exchange(true); }
+	/* Secondary: the primary closed it (note_closed() was called). */
+	bool closed_by_primary() const { return closed_noted_.load(); }
 	dvshare_dev &operator=(const dvshare_dev &) = delete;
 
 	/* Primary publishing; on failure nullptr with rte_errno set. The

@@ -1027,6 +1027,41 @@ __rte_experimental
 const char *dvshare_version(void);
 
 /**
+ * Why rte_eal_init() failed, as one line that names the cause and the fix.
+ *
+ * EAL decides these failures before dvshare runs, and words them its own
+ * way (a second primary gets "Cannot init config" and rte_errno 0). Called
+ * right after rte_eal_init() returned < 0, with the same arguments and
+ * rte_errno, this reads the system as EAL would and tells, first match:
+ * a secondary with no primary on its file prefix ("start the primary
+ * first"); a second primary on a prefix, with the running one's pid; no
+ * hugepages reserved, no hugetlbfs mounted (or not at --huge-dir), none
+ * free for a primary; a user who cannot write the hugepage mount. Else it
+ * gives EAL's errno and points at EAL's log. It changes nothing, needs no
+ * EAL, and may be called in any process.
+ *
+ * @param argc       0 with a NULL @p argv: the process's command line is
+ *                   read (/proc/self/cmdline), right for an application
+ *                   that gave rte_eal_init() main()'s arguments; else the
+ *                   count of @p argv
+ * @param argv       NULL, or a copy of the arguments given to rte_eal_init(),
+ *                   made before the call (EAL rewrites an entry of the
+ *                   array it parses); the options before "--" are read
+ * @param eal_errno  rte_errno after the failed rte_eal_init()
+ * @param buf        where the line goes, NUL-terminated, without "\n"
+ * @param size       size of @p buf (truncated to fit; 256 holds every line)
+ * @return the length of the whole line (as snprintf()), or -EINVAL for a
+ *   negative @p argc, a NULL @p argv with argc > 0, or a NULL @p buf with
+ *   size > 0.
+ *
+ * @warning @b EXPERIMENTAL: may change, or move to the stable ABI, in a later
+ *   release; build with ALLOW_EXPERIMENTAL_API to use it (doc/using.md, ABI).
+ */
+__rte_experimental
+int dvshare_eal_init_explain(int argc, char *const argv[], int eal_errno, char *buf,
+			     size_t size);
+
+/**
  * Ring a doorbell: an I/O write barrier and one 32-bit store at
  * @p db + @p offset. No library state is read; no call, lock or syscall.
  *

@@ -5,7 +5,10 @@
  */
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <set>
+#include <string>
 #include <type_traits>
 
 #include <rte_eal.h>
@@ -138,6 +141,41 @@ template <typename F> int on_dev_int(const dvshare_dev *dev, F &&fn)
 	return err != 0 ? fail(err) : guard_int(fn);
 }
 
+/* A call on an object name that failed with EINVAL or ENAMETOOLONG:
+ * if the name is why, say so (dvshare.h: every failure's reason is
+ * logged), after the fact so that a lookup stays one pass over it. */
+void log_bad_name(const char *call, const char *name)
+{
+	int err = rte_errno;
+
+	if (err != EINVAL && err != ENAMETOOLONG)
+		return;
+	std::string why = dvs::name_problem(name);
+	if (!why.empty())
+		DVS_LOG(ERR, "%s: %s", call, why.c_str());
+	rte_errno = err;
+}
+
+template <typename T, typename F>
+T *on_named_ptr(const dvshare_dev *dev, const char *call, const char *name, F &&fn)
+{
+	T *r = on_dev_ptr<T>(dev, fn);
+
+	if (r == nullptr)
+		log_bad_name(call, name);
+	return r;
+}
+
+template <typename F>
+int on_named_int(const dvshare_dev *dev, const char *call, const char *name, F &&fn)
+{
+	int rc = on_dev_int(dev, fn);
+
+	if (rc < 0)
+		log_bad_name(call, name);
+	return rc;
+}
+
 /* A create in a secondary: the primary makes the object for this
  * process (ipc_remote_create()), which then imports it like a lookup. */
 template <typename H> H *remote_create(dvshare_dev *dev, dvs::RemoteCreate c)
@@ -262,7 +300,7 @@ struct dvshare_dev *dvshare_dev_adopt(struct ibv_context *ctx, const struct dvsh
 
 struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name, uint32_t flags)
 {
-	return on_dev_ptr<dvshare_var>(dev, [&] {
+	return on_named_ptr<dvshare_var>(dev, "dvshare_var_alloc", name, [&] {
 		if (dev->primary())
 			return dev->var_alloc(name, flags);
 		dvs::RemoteCreate c{};
@@ -277,32 +315,32 @@ struct dvshare_var *dvshare_var_alloc(struct dvshare_dev *dev, const char *name,
 struct dvshare_var *dvshare_var_publish(struct dvshare_dev *dev, const char *name,
 					struct mlx5dv_var *var)
 {
-	return on_dev_ptr<dvshare_var>(dev, [&] { return dev->var_publish(name, var); });
+	return on_named_ptr<dvshare_var>(dev, "dvshare_var_publish", name, [&] { return dev->var_publish(name, var); });
 }
 
 struct dvshare_obj *dvshare_obj_create(struct dvshare_dev *dev, const char *name, const void *in,
 				       size_t inlen, void *out, size_t outlen)
 {
-	return on_dev_ptr<dvshare_obj>(dev, [&] { return obj_create(dev, name, in, inlen, out, outlen, 0); });
+	return on_named_ptr<dvshare_obj>(dev, "dvshare_obj_create", name, [&] { return obj_create(dev, name, in, inlen, out, outlen, 0); });
 }
 
 struct dvshare_obj *dvshare_obj_create_flags(struct dvshare_dev *dev, const char *name,
 					     const void *in, size_t inlen, void *out,
 					     size_t outlen, uint32_t flags)
 {
-	return on_dev_ptr<dvshare_obj>(dev, [&] { return obj_create(dev, name, in, inlen, out, outlen, flags); });
+	return on_named_ptr<dvshare_obj>(dev, "dvshare_obj_create_flags", name, [&] { return obj_create(dev, name, in, inlen, out, outlen, flags); });
 }
 
 struct dvshare_obj *dvshare_obj_publish(struct dvshare_dev *dev, const char *name,
 					struct mlx5dv_devx_obj *obj, uint32_t obj_id)
 {
-	return on_dev_ptr<dvshare_obj>(dev, [&] { return dev->obj_publish(name, obj, obj_id); });
+	return on_named_ptr<dvshare_obj>(dev, "dvshare_obj_publish", name, [&] { return dev->obj_publish(name, obj, obj_id); });
 }
 
 struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name, void *addr,
 				      size_t size, uint32_t access)
 {
-	return on_dev_ptr<dvshare_umem>(dev, [&]() -> dvshare_umem * {
+	return on_named_ptr<dvshare_umem>(dev, "dvshare_umem_reg", name, [&]() -> dvshare_umem * {
 		if (addr == nullptr || size == 0) {
 			DVS_LOG(ERR, "UMEM %s: no memory to register (%s)", name ? name : "(null)",
 				addr == nullptr ? "NULL address" : "size 0");
@@ -317,7 +355,7 @@ struct dvshare_umem *dvshare_umem_reg(struct dvshare_dev *dev, const char *name,
 struct dvshare_umem *dvshare_umem_alloc(struct dvshare_dev *dev, const char *name, size_t size,
 					size_t align, uint32_t access)
 {
-	return on_dev_ptr<dvshare_umem>(dev, [&]() -> dvshare_umem * {
+	return on_named_ptr<dvshare_umem>(dev, "dvshare_umem_alloc", name, [&]() -> dvshare_umem * {
 		if (align == 0)
 			align = 4096;
 		if (size == 0 || (align & (align - 1)) != 0 || align > dvs::kAllocAlignMax ||
@@ -334,7 +372,29 @@ struct dvshare_umem *dvshare_umem_alloc(struct dvshare_dev *dev, const char *nam
 
 int dvshare_set_meta(struct dvshare_dev *dev, const char *name, const void *meta, size_t len)
 {
-	return on_dev_int(dev, [&] { return dev->set_meta(name, meta, len); });
+	return on_named_int(dev, "dvshare_set_meta", name, [&] { return dev->set_meta(name, meta, len); });
+}
+
+/* A device this process does not have: name those it has, once per name
+ * (an application polling for a device that comes later would fill the
+ * log), for up to 64 names. */
+static void hint_unknown_device(Library &lib, const char *ibdev)
+{
+	static std::mutex mu;
+	static std::set<std::string> told;
+	std::string have;
+	{
+		std::lock_guard<std::mutex> lock(lib.mu);
+		for (const auto &d : lib.devices)
+			have += (have.empty() ? "" : ", ") + d->name();
+	}
+	std::lock_guard<std::mutex> lock(mu);
+	if (told.size() >= 64 || !told.insert(ibdev).second)
+		return;
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
+	DVS_LOG(NOTICE, "no device %s %s (%s: %s)", ibdev,
+		primary ? "is open in this primary" : "is shared by the primary",
+		primary ? "open are" : "it shares", have.empty() ? "none" : have.c_str());
 }
 
 struct dvshare_dev *dvshare_dev_lookup(const char *ibdev)
@@ -350,13 +410,16 @@ struct dvshare_dev *dvshare_dev_lookup(const char *ibdev)
 				return d;
 		}
 		/* A secondary may not know a device opened after it attached. */
-		if (rte_eal_process_type() == RTE_PROC_SECONDARY &&
-		    dvs::ipc_secondary_attach() >= 0) {
+		if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
+			int rc = dvs::ipc_secondary_attach();
+			if (rc == -EPROTO) /* another release: logged once, at the refusal */
+				return fail_null<dvshare_dev>(EPROTO);
 			std::lock_guard<std::mutex> lock(lib.mu);
-			dvshare_dev *d = lib.find(ibdev);
+			dvshare_dev *d = rc >= 0 ? lib.find(ibdev) : nullptr;
 			if (d != nullptr)
 				return d;
 		}
+		hint_unknown_device(lib, ibdev);
 		return fail_null<dvshare_dev>(ENOENT);
 	});
 }
@@ -387,7 +450,7 @@ const char *dvshare_dev_name(const struct dvshare_dev *dev)
 
 int dvshare_destroy(struct dvshare_dev *dev, const char *name, unsigned int timeout_ms)
 {
-	return on_dev_int(dev, [&] {
+	return on_named_int(dev, "dvshare_destroy", name, [&] {
 		if (dev->primary())
 			return dev->destroy(name, timeout_ms);
 		int rc = dvs::check_name(name);
@@ -437,7 +500,7 @@ int dvshare_engine_steer(struct dvshare_dev *dev, int tx_queue, int rx_queue, co
 int dvshare_var_kicks(struct dvshare_dev *dev, const char *name, uint64_t *kicks,
 		      uint32_t *last_value)
 {
-	return on_dev_int(dev, [&] { return dev->var_kicks(name, kicks, last_value); });
+	return on_named_int(dev, "dvshare_var_kicks", name, [&] { return dev->var_kicks(name, kicks, last_value); });
 }
 
 int dvshare_dev_close(struct dvshare_dev *dev)
@@ -468,7 +531,8 @@ int dvshare_dev_close(struct dvshare_dev *dev)
 			return -EINVAL;
 		if (owned->primary())
 			dvs::ipc_announce(owned.get(), DVSHARE_EVENT_CLOSED, nullptr);
-		else
+		else if (!owned->closed_by_primary() && lib.primary_exited() == 0 &&
+			 lib.orphaned() == 0) /* else nobody counts this process */
 			dvs::ipc_send_detach(owned.get());
 		DVS_LOG(INFO, "%s %s", owned->name().c_str(),
 			owned->primary() ? "closed" : "detached");
@@ -524,17 +588,17 @@ int dvshare_stats_get(struct dvshare_stats *st)
 
 struct dvshare_var *dvshare_var_lookup(struct dvshare_dev *dev, const char *name)
 {
-	return on_dev_ptr<dvshare_var>(dev, [&] { return as<dvshare_var>(dev->lookup(name, DVSHARE_TYPE_VAR)); });
+	return on_named_ptr<dvshare_var>(dev, "dvshare_var_lookup", name, [&] { return as<dvshare_var>(dev->lookup(name, DVSHARE_TYPE_VAR)); });
 }
 
 struct dvshare_obj *dvshare_obj_lookup(struct dvshare_dev *dev, const char *name)
 {
-	return on_dev_ptr<dvshare_obj>(dev, [&] { return as<dvshare_obj>(dev->lookup(name, DVSHARE_TYPE_OBJ)); });
+	return on_named_ptr<dvshare_obj>(dev, "dvshare_obj_lookup", name, [&] { return as<dvshare_obj>(dev->lookup(name, DVSHARE_TYPE_OBJ)); });
 }
 
 struct dvshare_umem *dvshare_umem_lookup(struct dvshare_dev *dev, const char *name)
 {
-	return on_dev_ptr<dvshare_umem>(dev, [&] { return as<dvshare_umem>(dev->lookup(name, DVSHARE_TYPE_UMEM)); });
+	return on_named_ptr<dvshare_umem>(dev, "dvshare_umem_lookup", name, [&] { return as<dvshare_umem>(dev->lookup(name, DVSHARE_TYPE_UMEM)); });
 }
 
 void dvshare_var_release(struct dvshare_var *var)
@@ -628,7 +692,7 @@ int dvshare_dev_general_cmd(struct dvshare_dev *dev, const void *in, size_t inle
 
 int dvshare_get_meta(struct dvshare_dev *dev, const char *name, void *buf, size_t len)
 {
-	return on_dev_int(dev, [&] { return dev->get_meta(name, buf, len); });
+	return on_named_int(dev, "dvshare_get_meta", name, [&] { return dev->get_meta(name, buf, len); });
 }
 
 int dvshare_foreach(struct dvshare_dev *dev, dvshare_foreach_cb cb, void *arg)

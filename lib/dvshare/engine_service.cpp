@@ -55,8 +55,13 @@ std::unique_ptr<EngineService> EngineService::start(struct ibv_context *ctx,
 		if (rc == 0 || rc == -EALREADY)
 			s->lcore_ = static_cast<int>(lcores[0]);
 	}
-	DVS_LOG(INFO, "%s: engine service %u %s", dev.c_str(), s->id_,
-		s->lcore_ >= 0 ? "on a service lcore" : "run by the application");
+	if (s->lcore_ >= 0)
+		DVS_LOG(INFO, "%s: engine service %u on service lcore %d", dev.c_str(), s->id_,
+			s->lcore_);
+	else /* nothing moves until the application runs it: say so */
+		DVS_LOG(NOTICE, "%s: no service lcore runs the engine (service %u): give one "
+			"with -s (e.g. -l 0,1 -s 0x2), or run it with "
+			"rte_service_run_iter_on_app_lcore()", dev.c_str(), s->id_);
 	*err = 0;
 	return s;
 }

@@ -16,13 +16,13 @@
 
 namespace dvs {
 
-namespace {
-
 std::string version_str(uint32_t v)
 {
 	return std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." +
 	       std::to_string(v & 0xff);
 }
+
+namespace {
 
 /* Copy the fixed-size body out of @m after checking its size and header. */
 template <typename T>

@@ -238,6 +238,8 @@ template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, con
  * mismatch is -EPROTO and names both versions. */
 int decode_hello(const struct rte_mp_msg &m, HelloMsg *out, std::string *why);
 int decode_welcome(const struct rte_mp_msg &m, WelcomeMsg *out, std::string *why);
+/* A release as "MAJOR.MINOR.PATCH" (kLibVersion's packing). */
+std::string version_str(uint32_t v);
 int decode_bye(const struct rte_mp_msg &m, ByeMsg *out, std::string *why);
 int decode_resync(const struct rte_mp_msg &m, ResyncMsg *out, std::string *why);
 int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why);

@@ -145,6 +145,10 @@ struct Link {
 	pid_t primary = 0;         /* the kernel's word (SO_PEERCRED) */
 	uint64_t token = 0;        /* for the next attach request */
 	std::atomic<bool> said_bye{false};
+	/* A primary that runs another dvshare release: refused once, said
+	 * once; asking it again would only say it again. */
+	pid_t refused_by = 0;
+	int refused_rc = 0;
 };
 Link &link()
 {
@@ -158,8 +162,8 @@ void note_closed(dvshare_dev *d, pid_t pid)
 {
 	if (!d->note_closed())
 		return;
-	DVS_LOG(NOTICE, "%s: closed by the primary (pid %d): no new lookups", d->name().c_str(),
-		pid);
+	DVS_LOG(NOTICE, "%s: closed by the primary (pid %d): its objects are destroyed, "
+		"handles still held revoked", d->name().c_str(), pid);
 	Library::get().emit(d, DVSHARE_EVENT_CLOSED, nullptr, pid);
 }
 
@@ -194,7 +198,7 @@ void keep_primaries_out(pid_t pid)
 		return;
 	}
 	/* Never closed: closing any fd of the file would drop the lock. */
-	DVS_LOG(NOTICE, "holding %s while this process runs without its primary (pid %d): a "
+	DVS_LOG(INFO, "holding %s while this process runs without its primary (pid %d): a "
 			"new primary of this prefix cannot start until it exits", path.c_str(), pid);
 }
 
@@ -212,7 +216,14 @@ void on_primary_gone(pid_t pid)
 		lib.set_primary_exited(pid);
 	else
 		lib.set_orphaned(pid);
-	if (clean)
+	/* A device the primary closed before it left was told already (its
+	 * objects are gone): the exit itself is news only for the others. */
+	bool all_closed = true;
+	for (const auto &d : devices_now())
+		all_closed &= d->closed_by_primary();
+	if (clean && all_closed)
+		DVS_LOG(INFO, "the primary (pid %d) exited, its devices closed", pid);
+	else if (clean)
 		DVS_LOG(NOTICE, "the primary (pid %d) exited: imported objects keep working, "
 				"no new lookups", pid);
 	else
@@ -242,6 +253,8 @@ int connect_channel(pid_t primary)
 {
 	Link &l = link();
 
+	if (l.refused_by != 0 && l.refused_by == primary)
+		return l.refused_rc;
 	if (l.chan >= 0) {
 		if (l.chan_watch == nullptr || !l.chan_watch->spent())
 			return 0;
@@ -287,6 +300,17 @@ int connect_channel(pid_t primary)
 	WelcomeMsg w;
 	std::string why;
 	rc = strcmp(m.name, kActWelcome) == 0 ? decode_welcome(m, &w, &why) : -EBADMSG;
+	if (rc == -EPROTO && m.len_param >= static_cast<int>(sizeof(MpHdr))) {
+		MpHdr theirs;
+		memcpy(&theirs, m.param, sizeof(theirs));
+		std::string v = version_str(theirs.lib_version);
+		DVS_LOG(ERR, "the primary (pid %d) runs dvshare %s, this process dvshare %s (%s): "
+			"rebuild this process against the primary's dvshare %s", (int)cred.pid,
+			v.c_str(), version_str(kLibVersion).c_str(), why.c_str(), v.c_str());
+		l.refused_by = cred.pid;
+		l.refused_rc = rc;
+		return rc;
+	}
 	if (rc != 0) {
 		DVS_LOG(ERR, "the primary's answer refused: %s", why.empty() ? m.name : why.c_str());
 		return rc;

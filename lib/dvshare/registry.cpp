@@ -80,6 +80,32 @@ int check_name(const char *name)
 	return check_name(name, &len, &hash);
 }
 
+std::string name_problem(const char *name)
+{
+	char buf[160];
+
+	if (name == nullptr)
+		return "no name (NULL)";
+	if (name[0] == '\0')
+		return "an empty name";
+	size_t n = 0;
+	for (; n < DVSHARE_NAME_MAX && name[n] != '\0'; n++) {
+		auto c = static_cast<unsigned char>(name[n]);
+		if (c > 0x20 && c < 0x7f)
+			continue;
+		snprintf(buf, sizeof(buf), "byte %zu of \"%.*s...\" is %s (0x%02x): a name is "
+			 "printable ASCII without spaces", n, static_cast<int>(std::min<size_t>(n, 48)),
+			 name, c == ' ' ? "a space" : "not printable ASCII", c);
+		return buf;
+	}
+	if (n >= DVSHARE_NAME_MAX) {
+		snprintf(buf, sizeof(buf), "\"%.32s...\" is longer than %d bytes "
+			 "(DVSHARE_NAME_MAX - 1)", name, DVSHARE_NAME_MAX - 1);
+		return buf;
+	}
+	return "";
+}
+
 uint32_t name_hash(const char *name)
 {
 	uint32_t h = kFnvBasis;

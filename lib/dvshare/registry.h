@@ -32,6 +32,9 @@ int check_name(const char *name, size_t *len, uint32_t *hash);
 
 /* FNV-1a: cheap and good enough to spread short names. */
 uint32_t name_hash(const char *name);
+/* Why check_name() refuses @name, in words for a log line ("" if it does
+ * not): the first bad byte shown escaped, never the name's raw bytes. */
+std::string name_problem(const char *name);
 
 /*
  * Check a registry header image of @file_size bytes before trusting any

@@ -107,6 +107,70 @@ static void test_names(void)
 	CU_ASSERT_EQUAL(dvshare_foreach(dev, NULL, NULL), -EINVAL);
 }
 
+/* A refused name's reason is logged, as dvshare.h promises for every
+ * failure: each call names itself and what is wrong with the name. */
+static void test_names_logged(void)
+{
+	char long_name[DVSHARE_NAME_MAX + 1], *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	int level = rte_log_get_level(rte_log_register("lib.dvshare"));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	memset(long_name, 'n', DVSHARE_NAME_MAX);
+	long_name[DVSHARE_NAME_MAX] = '\0';
+	rte_openlog_stream(f);
+	rte_log_set_level_pattern("lib.dvshare", RTE_LOG_ERR);
+	FAILS_WITH(dvshare_var_alloc(dev, "bad name", 0), EINVAL);
+	FAILS_WITH(dvshare_obj_lookup(dev, "tab\there"), EINVAL);
+	CU_ASSERT_EQUAL(dvshare_destroy(dev, long_name, 10), -ENAMETOOLONG);
+	FAILS_WITH(dvshare_umem_reg(dev, NULL, mem, 4096, 0), EINVAL);
+	/* A name that is fine but not there: ENOENT, nothing to say. */
+	FAILS_WITH(dvshare_var_lookup(dev, "nosuch"), ENOENT);
+	rte_log_set_level_pattern("lib.dvshare", (uint32_t)level);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "dvshare_var_alloc: byte 3 of \"bad...\" is a space"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "dvshare_obj_lookup: byte 3 of \"tab...\" is not "
+				       "printable ASCII (0x09)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "dvshare_destroy: \"nnnn"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "is longer than 63 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "dvshare_umem_reg: no name (NULL)"));
+	CU_ASSERT_PTR_NULL(strstr(log, "nosuch"));
+	free(log);
+}
+
+/* dvshare_eal_init_explain() on argument lists EAL would refuse: a
+ * secondary with no primary, a --huge-dir that is no hugetlbfs mount,
+ * and its own bad arguments. (Whole processes: the pmd suite.) */
+static void test_eal_explain(void)
+{
+	char buf[256], fp[96];
+	char *sec[] = { "app", "-l", "0", fp, "--proc-type", "secondary", "--", "--x", NULL };
+	char *dir[] = { "app", "--huge-dir=/nonexistent/dvs", fp, NULL };
+	char *none[] = { "app", "--no-huge", fp, NULL };
+	int n;
+
+	snprintf(fp, sizeof(fp), "--file-prefix=dvs-api-nobody-%d", (int)getpid());
+	n = dvshare_eal_init_explain(8, sec, 0, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(n, (int)strlen(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "no primary running with file prefix dvs-api-nobody-"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(start the primary first)"));
+	dvshare_eal_init_explain(3, dir, 0, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--huge-dir /nonexistent/dvs is not a hugetlbfs mount"));
+	/* Nothing it can tell: EAL's errno, and where to look. */
+	dvshare_eal_init_explain(3, none, ENOMEM, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "EAL's log above"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, strerror(ENOMEM)));
+	/* Truncated, still NUL-terminated; the whole length returned. */
+	CU_ASSERT_EQUAL(dvshare_eal_init_explain(8, sec, 0, buf, 8), n);
+	CU_ASSERT_EQUAL(strlen(buf), 7);
+	CU_ASSERT_EQUAL(dvshare_eal_init_explain(8, NULL, 0, buf, 8), -EINVAL);
+	CU_ASSERT_EQUAL(dvshare_eal_init_explain(-1, sec, 0, buf, 8), -EINVAL);
+	CU_ASSERT_EQUAL(dvshare_eal_init_explain(8, sec, 0, NULL, 8), -EINVAL);
+	CU_ASSERT_EQUAL(dvshare_eal_init_explain(8, sec, 0, NULL, 0), n);
+}
+
 static int count_cb(struct dvshare_dev *d, const struct dvshare_info *info, void *arg)
 {
 	(void)d;
@@ -401,6 +465,8 @@ static void test_events(void)
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_null_arguments),
 	DVS_TEST(test_names),
+	DVS_TEST(test_names_logged),
+	DVS_TEST(test_eal_explain),
 	DVS_TEST(test_duplicates),
 	DVS_TEST(test_sizes),
 	DVS_TEST(test_umem_alloc),

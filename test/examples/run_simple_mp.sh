@@ -22,6 +22,14 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "examples: $*"; echo "--- primary:"; cat "$dir/primary.out"; exit 1; }
 
+# Before the primary: the secondary says so in one line, and what to do.
+if out=$("$secondary" "${eal[@]}" --proc-type=secondary 2>&1); then
+  echo "$out"; fail "a secondary with no primary succeeded"
+fi
+grep -q "EAL init: no primary running with file prefix $fp (start the primary first)\$" <<<"$out" ||
+  { echo "$out"; fail "secondary without a primary: not the one line"; }
+remove_dpdk_files "$fp"
+
 mkfifo "$dir/stdin"
 "$primary" "${eal[@]}" <"$dir/stdin" >"$dir/primary.out" 2>&1 &
 ppid=$!

@@ -578,11 +578,14 @@ static void test_adopt_and_publish(void)
 }
 
 /* A secondary built as another dvshare release is refused, with both
- * versions named, and runs on with nothing attached. */
+ * versions named and what to do, in one line however often it asks; its
+ * device lookups say EPROTO (not ENOENT: the device is there), and it
+ * runs on with nothing attached. */
 static void test_version_mismatch_refused(void)
 {
 	struct scene s;
 	struct peer p;
+	char env[160], path[128], want[160];
 
 	if (skew_prog == NULL)
 		return;
@@ -590,10 +593,19 @@ static void test_version_mismatch_refused(void)
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "skew"), 0);
 	OK(&s.prim, "open %s", dev0);
 	OK(&s.prim, "create %s var db0", dev0);
-	CU_ASSERT_EQUAL_FATAL(peer_start_prog(&p, skew_prog, s.prefix, 0), 0);
+	snprintf(path, sizeof(path), "/tmp/dvs-skewlog-%d.log", (int)getpid());
+	snprintf(env, sizeof(env), "MP_PEER_LOG=%s", path);
+	CU_ASSERT_EQUAL_FATAL(peer_start_env(&p, skew_prog, s.prefix, 0, env), 0);
 	CU_ASSERT_STRING_EQUAL(peer_cmd(&p, "status"), "ok -71"); /* -EPROTO */
-	CU_ASSERT_FALSE(is_ok(peer_cmd(&p, "lookup %s var db0", dev0)));
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(strncmp(peer_cmd(&p, "lookup %s var db0", dev0), "err 71 ", 7), 0);
 	CU_ASSERT_EQUAL(peer_stop(&p), 0);
+	snprintf(want, sizeof(want), "rebuild this process against the primary's dvshare %s",
+		 DVS_PRIMARY_VERSION);
+	CU_ASSERT_EQUAL(mp_count_in_file(path, want), 1);
+	CU_ASSERT_EQUAL(mp_count_in_file(path, "dvshare 0.1.99"), 1);
+	CU_ASSERT_EQUAL(mp_count_loud(path), 1); /* that line, nothing else */
+	unlink(path);
 	/* The primary is unharmed: a proper secondary still attaches. */
 	struct peer *ok = scene_secondary(&s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ok);
