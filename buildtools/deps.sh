@@ -22,13 +22,15 @@ pkgs=(
   dpdk-dev             # dpdk-telemetry.py (the telemetry test), dpdk-testpmd and its
                        # net_vhost/net_virtio_user drivers (the bench's packets baseline)
   groff-base           # checks the dvshare-pmd manual page
-  gnuplot-nox          # buildtools/bench.sh --plot draws the charts of doc/benchmarks.md
+  dpdk                 # dpdk-hugepages.py: buildtools/hugepages.sh reserves and mounts with it
+  gnuplot-nox          # buildtools/bench.sh --plot draws the charts (doc/benchmarks.md's)
   abigail-tools        # abidw/abidiff: the stable ABI by types (suite unit, abi_types)
 )
 # The demo's own (buildtools/demo.sh): build dvshare-pmd, run it on sim0.
 demo_pkgs=(
   build-essential pkg-config meson ninja-build python3
   libdpdk-dev libsystemd-dev libibverbs-dev
+  dpdk                 # dpdk-hugepages.py (buildtools/hugepages.sh)
 )
 stack_pkgs=(
   python3-pyelftools   # DPDK's build scripts
