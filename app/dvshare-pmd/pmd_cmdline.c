@@ -245,6 +245,8 @@ static cmdline_parse_token_string_t t_start = KW(0, "start");
 static cmdline_parse_token_string_t t_tx_first = KW(1, "tx_first");
 static cmdline_parse_token_string_t t_stop = KW(0, "stop");
 static cmdline_parse_token_string_t t_stats2 = KW(2, "stats");
+static cmdline_parse_token_string_t t_stats1 = KW(1, "stats"); /* testpmd's "show ..." */
+static cmdline_parse_token_string_t t_caps1 = KW(1, "caps");
 static cmdline_parse_token_string_t t_which3 = WORD(3); /* a port number or "all" */
 static struct token_name t_dev1 = NAME(1, PMD_NAMES_DEV);
 static struct token_name t_dev2 = NAME(2, PMD_NAMES_DEV);
@@ -284,6 +286,8 @@ INST(c_show_peers, PMD_SHOW_PEERS, "show peers", TOK(t_show), TOK(t_peers));
 INST(c_show_engine, PMD_SHOW_ENGINE, "show engine", TOK(t_show), TOK(t_engine));
 INST(c_stats, PMD_STATS, "stats", TOK(t_stats));
 INST(c_caps, PMD_CAPS, "caps <dev>", TOK(t_caps), TOK(t_dev1));
+INST(c_show_stats, PMD_STATS, "show stats", TOK(t_show), TOK(t_stats1));
+INST(c_show_caps, PMD_SHOW_CAPS, "show caps <dev>", TOK(t_show), TOK(t_caps1), TOK(t_dev2));
 INST(c_var_alloc, PMD_VAR_ALLOC, "var alloc <dev> <name>",
      TOK(t_var), TOK(t_alloc), TOK(t_dev2), TOK(t_new3));
 INST(c_obj_create, PMD_OBJ_CREATE, "obj create <dev> <name> <qidx> <qsize>",
@@ -343,6 +347,7 @@ INST(c_refused, PMD_REFUSED, "", TOK(t_rest));
 #define COMMANDS                                                             \
 	&c_show_device_all, &c_show_device, &c_show_devices, &c_show_objects, \
 	&c_show_objects_dev, &c_show_peers, &c_show_engine, &c_stats, &c_caps, \
+	&c_show_stats, &c_show_caps,                                          \
 	&c_var_alloc, &c_obj_create, &c_counter_create, &c_umem_reg,          \
 	&c_destroy, &c_destroy_t, &c_meta_set, &c_meta_get, &c_ring,          \
 	&c_ring_n, &c_ring_paced, &c_query, &c_modify, &c_modify_index,       \
@@ -377,6 +382,8 @@ static int init(void)
 	return commands_only != NULL ? 0 : -ENOMEM;
 }
 
+int pmd_echo;
+
 int pmd_parse_line(const char *line)
 {
 	static struct cmdline *cl;
@@ -384,8 +391,14 @@ int pmd_parse_line(const char *line)
 	size_t len = strcspn(line, "\r\n");
 	int rc;
 
-	if (line[strspn(line, " \t\r\n")] == '\0' || line[strspn(line, " \t")] == '#')
-		return 0; /* blank or comment */
+	if (line[strspn(line, " \t\r\n")] == '\0')
+		return 0;
+	if (pmd_echo) { /* as the prompt shows it: a transcript */
+		printf("dvshare> %.*s\n", (int)len, line);
+		fflush(stdout);
+	}
+	if (line[strspn(line, " \t")] == '#')
+		return 0; /* a comment */
 	if (cl == NULL && init() == 0)
 		cl = cmdline_new(commands_and_rest, "", 0, 1);
 	if (cl == NULL) {

@@ -363,6 +363,7 @@ int pmd_run(enum pmd_cmd cmd, const struct pmd_res *r)
 	case PMD_SHOW_ENGINE: rc = pmd_show_engine(); break;
 	case PMD_STATS: rc = pmd_show_stats(); break;
 	case PMD_CAPS: rc = pmd_show_caps(r->w[1]); break;
+	case PMD_SHOW_CAPS: rc = pmd_show_caps(r->w[2]); break;
 	case PMD_VAR_ALLOC: rc = pmd_var_alloc(r->w[2], r->w[3]); break;
 	case PMD_OBJ_CREATE: rc = pmd_virtq_create(r->w[2], r->w[3], r->n[0], r->n[1], NULL); break;
 	case PMD_UMEM_REG: rc = pmd_umem_reg(r->w[2], r->w[3], r->n[0]); break;

@@ -58,6 +58,8 @@ static const struct cmd_doc {
 	{ "stats", "this process's dvshare counters", S_SHOW },
 	{ "caps <dev>", "the device's capabilities (QUERY_HCA_CAP through this process's "
 	  "context): object types, doorbell offset, queue and UMEM parameters", S_SHOW },
+	{ "show stats", "alias of \"stats\" (testpmd's habit)", S_SHOW },
+	{ "show caps <dev>", "alias of \"caps <dev>\"", S_SHOW },
 	{ "var alloc <dev> <name>", "allocate and publish a VAR page (in a secondary the primary "
 	  "makes it, and it is this process's until it exits)", S_OBJECTS },
 	{ "obj create <dev> <name> <qidx> <qsize>", "create and publish a VIRTIO_NET_Q as DPDK's "
@@ -205,9 +207,10 @@ static const struct opt_doc {
 	  "the primary shares); repeatable; the options below up to --engine act on the last "
 	  "--dev" },
 	{ "--var NAME", "allocate and publish a VAR doorbell page" },
-	{ "--virtq NAME:QIDX:QSIZE[:META]", "create and publish a VIRTIO_NET_Q (in INIT, on the "
-	  "device's PD \"pd\", with UMEMs NAME.umem1..3 sized from the device's caps), with "
-	  "optional metadata text" },
+	{ "--virtq NAME:QIDX:QSIZE[:META]", "create and publish a VIRTIO_NET_Q (in INIT), with "
+	  "optional metadata text; with it, as DPDK's vdpa driver makes them: the UMEMs "
+	  "NAME.umem1..3 sized from the device's caps, its counters NAME.counters when the "
+	  "device offers them, and, once per device, the PD \"pd\", TD \"td\" and TIS \"tis\"" },
 	{ "--umem NAME:SIZE", "register SIZE bytes as a UMEM and publish it" },
 	{ "--counter NAME", "create and publish a flow counter" },
 	{ "--engine", "start the software device engine of the last --dev as a DPDK service (on "
@@ -218,6 +221,8 @@ static const struct opt_doc {
 	{ "-i, --interactive", "then give the prompt" },
 	{ "--stdin", "then read commands from standard input, one a line" },
 	{ "--quiet", "log warnings and errors only (EAL's start-up notices included)" },
+	{ "--echo", "print each command read from --cmd, --cmdline-file or standard input "
+	  "after the prompt, before its output (comments too): a transcript" },
 	{ "-h, --help", "print the options and exit" },
 	{ "--version", "print the version and exit" },
 	{ "--reference md|man", "print the command reference in Markdown or man(7) and exit "

@@ -61,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "interactive", no_argument, NULL, 'i' },
 	{ "stdin", no_argument, NULL, 's' },
 	{ "quiet", no_argument, NULL, 'Q' },
+	{ "echo", no_argument, NULL, 'E' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "reference", required_argument, NULL, 'R' },
@@ -180,6 +181,7 @@ static void read_app_option(int c, const char *arg, const char *argv_opt, struct
 	case 'i': o->interactive = 1; break;
 	case 's': o->from_stdin = 1; break;
 	case 'Q': o->quiet = 1; break;
+	case 'E': pmd_echo = 1; break;
 	case 'c':
 	case 'f': add_item(o->script, &o->nscript, c, arg); break;
 	default:

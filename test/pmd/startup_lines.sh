@@ -61,6 +61,7 @@ spid=$!
 exec 4>"$dir/sec.stdin"
 wait_for_line "$dir/sec.out" '^ready secondary' "$spid" || { cat "$dir/sec.out"; exit 1; }
 echo "ring db0 0 1" >&4
+wait_for_line "$dir/sec.out" '^ring db0: 1 doorbell' "$spid" || { cat "$dir/sec.out"; exit 1; }
 echo quit >&3
 exec 3>&-
 wait "$ppid" || { echo "startup: the primary failed to quit"; cat "$dir/primary.out"; status=1; }
