@@ -45,11 +45,6 @@ size_t round_up(size_t v, size_t a)
 	return (v + a - 1) / a * a;
 }
 
-uint32_t load_seq(const RegEntry &e)
-{
-	return __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
-}
-
 } // namespace
 
 int check_name(const char *name, size_t *len, uint32_t *hash)
@@ -388,14 +383,13 @@ int Registry::read_entry(uint32_t n, RegEntry *snap, uint32_t *slot) const
 	const RegEntry &e = entries()[n];
 
 	for (int tries = 0; tries < 100000; tries++) {
-		uint32_t s1 = load_seq(e);
+		uint32_t s1 = rte_seqcount_read_begin(&e.seq);
 		if (s1 & 1) {
 			rte_pause();
 			continue;
 		}
 		const uint32_t s = __atomic_load_n(&e.slot, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != s1)
+		if (rte_seqcount_read_retry(&e.seq, s1))
 			continue;
 		if (s >= nslots())
 			return -EBADMSG;
@@ -504,14 +498,11 @@ int Registry::locate(const char *name, size_t len, uint32_t hash, uint32_t *slot
 
 void Registry::write_entry(RegEntry &dst, const RegEntry &src)
 {
-	uint32_t seq = dst.seq;
-
-	__atomic_store_n(&dst.seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	rte_seqcount_write_begin(&dst.seq);
 	memcpy(reinterpret_cast<uint8_t *>(&dst) + sizeof(dst.seq),
 	       reinterpret_cast<const uint8_t *>(&src) + sizeof(src.seq),
 	       sizeof(dst) - sizeof(dst.seq));
-	__atomic_store_n(&dst.seq, seq + 2, __ATOMIC_RELEASE);
+	rte_seqcount_write_end(&dst.seq);
 	RegHeader *h = whdr();
 	__atomic_store_n(&h->change_seq, h->change_seq + 1, __ATOMIC_RELEASE);
 }
@@ -591,13 +582,10 @@ int Registry::set_meta(uint32_t slot, const void *meta, size_t len)
  * entry: two 320-byte copies each cost more than the rest of the mark). */
 void Registry::set_state(RegEntry &dst, EntryState st, uint32_t revoke_id)
 {
-	uint32_t seq = dst.seq;
-
-	__atomic_store_n(&dst.seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	rte_seqcount_write_begin(&dst.seq);
 	__atomic_store_n(&dst.state, static_cast<uint32_t>(st), __ATOMIC_RELAXED);
 	__atomic_store_n(&dst.revoke_id, revoke_id, __ATOMIC_RELAXED);
-	__atomic_store_n(&dst.seq, seq + 2, __ATOMIC_RELEASE);
+	rte_seqcount_write_end(&dst.seq);
 	RegHeader *h = whdr();
 	__atomic_store_n(&h->change_seq, h->change_seq + 1, __ATOMIC_RELEASE);
 }

@@ -163,14 +163,13 @@ private:
 	template <typename F> bool read_once(uint32_t slot, uint64_t w, F &&copy) const
 	{
 		const RegEntry &e = entries()[idx::entry(w)];
-		const uint32_t s1 = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
+		const uint32_t s1 = rte_seqcount_read_begin(&e.seq);
 		if (s1 & 1) {
 			rte_pause();
 			return false;
 		}
 		copy(e);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		return __atomic_load_n(&e.seq, __ATOMIC_RELAXED) == s1 && word(slot) == w;
+		return !rte_seqcount_read_retry(&e.seq, s1) && word(slot) == w;
 	}
 	void write_entry(RegEntry &dst, const RegEntry &src);
 	int map_new(const char *name, size_t size);

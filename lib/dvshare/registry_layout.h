@@ -31,6 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <rte_seqcount.h>
+
 #include "dvshare.h"
 
 namespace dvs {
@@ -81,7 +83,10 @@ struct RegHeader {
 static_assert(sizeof(RegHeader) <= kRegHeaderSize);
 
 struct RegEntry {
-	uint32_t seq;       /* seqlock */
+	/* DPDK's seqcount: the primary is the one writer (under its device
+	 * lock), so rte_seqlock_t's spinlock would add nothing but a lock a
+	 * reader never takes. Same 4 bytes as the uint32_t of layout 4. */
+	rte_seqcount_t seq;
 	uint32_t state;     /* EntryState */
 	uint32_t type;      /* dvshare_type */
 	uint32_t gen;       /* bumped each time the slot is taken */
