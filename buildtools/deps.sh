@@ -18,6 +18,7 @@ pkgs=(
   libibverbs-dev       # rdma-core headers (types only; libraries are dlopen()ed)
   ibverbs-providers    # libmlx5.so.1, loaded at run time for real NICs
   libcunit1-dev        # test framework
+  libjansson-dev       # dvshare-bench writes its --json figures with jansson
   doxygen              # API reference; suite docs checks it is complete
   dpdk-dev             # dpdk-telemetry.py (the telemetry test), dpdk-testpmd and its
                        # net_vhost/net_virtio_user drivers (the bench's packets baseline)

@@ -126,8 +126,9 @@ double bench_lookup_loop(struct dvshare_dev *dev, const char (*names)[DVSHARE_NA
  * rte_hash; -1 on failure. */
 double bench_hash_loop(const char (*names)[DVSHARE_NAME_MAX], unsigned int n, double seconds);
 
-/* JSON and goals (bench_report.c). The document is built as the run goes:
- * bj_obj/bj_arr open a level (key NULL inside an array), bj_end closes it. */
+/* JSON and goals (bench_report.c). The document (a jansson tree) is built
+ * as the run goes: bj_obj/bj_arr open a level (key NULL inside an array),
+ * bj_end closes it. */
 void bj_obj(const char *key);
 void bj_arr(const char *key);
 void bj_end(void);

@@ -5,100 +5,104 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "bench.h"
 
 /* ------------------------------------------------------------------ JSON */
 
+/* The document is a jansson tree built as the run goes; bj_write() dumps
+ * it. levels[0] is the document, levels[depth - 1] the object or array
+ * being filled; each level is owned by the one above it. */
 #define BJ_DEPTH 16
 
-static FILE *bj;
-static char *bj_buf;
-static size_t bj_len;
+static json_t *levels[BJ_DEPTH];
 static int depth;
-static char closer[BJ_DEPTH]; /* '}' or ']' for each open level */
-static int count[BJ_DEPTH];   /* members written at each level */
 
-static void bj_key(const char *key)
+/* Add @v (a new reference, taken over) to the open level: under @key in an
+ * object, at the end of an array (which has no keys). */
+static void bj_put(const char *key, json_t *v)
 {
-	if (bj == NULL) {
-		bj = open_memstream(&bj_buf, &bj_len);
-		if (bj == NULL)
+	json_t *top;
+	int rc;
+
+	if (depth == 0) {
+		levels[0] = json_object();
+		if (levels[0] == NULL)
 			abort();
-		fputc('{', bj);
-		closer[0] = '}';
 		depth = 1;
 	}
-	if (count[depth - 1]++ > 0)
-		fputc(',', bj);
-	fprintf(bj, "\n%*s", 2 * depth, "");
-	if (key != NULL && closer[depth - 1] == '}')
-		fprintf(bj, "\"%s\": ", key);
+	if (v == NULL)
+		abort(); /* out of memory */
+	top = levels[depth - 1];
+	if (json_is_array(top))
+		rc = json_array_append_new(top, v);
+	else if (key != NULL)
+		rc = json_object_set_new(top, key, v);
+	else
+		abort(); /* a member of an object needs a key */
+	if (rc != 0)
+		abort();
 }
 
-static void bj_open(const char *key, char open, char close)
+static void bj_open(const char *key, json_t *level)
 {
-	bj_key(key);
-	fputc(open, bj);
 	if (depth == BJ_DEPTH)
 		abort();
-	closer[depth] = close;
-	count[depth++] = 0;
+	bj_put(key, level);
+	levels[depth++] = level;
 }
 
 void bj_obj(const char *key)
 {
-	bj_open(key, '{', '}');
+	bj_open(key, json_object());
 }
 
 void bj_arr(const char *key)
 {
-	bj_open(key, '[', ']');
+	bj_open(key, json_array());
 }
 
 void bj_end(void)
 {
-	if (bj == NULL || depth <= 1)
-		return;
-	depth--;
-	if (count[depth] > 0)
-		fprintf(bj, "\n%*s", 2 * depth, "");
-	fputc(closer[depth], bj);
+	if (depth > 1)
+		depth--;
 }
 
 void bj_num(const char *key, double v)
 {
-	bj_key(key);
-	if (isfinite(v))
-		fprintf(bj, "%.6g", v);
-	else
-		fputs("null", bj);
+	/* JSON has no NaN or infinity: a figure that is not one is null. */
+	bj_put(key, isfinite(v) ? json_real(v) : json_null());
 }
 
 void bj_int(const char *key, long long v)
 {
-	bj_key(key);
-	fprintf(bj, "%lld", v);
+	bj_put(key, json_integer(v));
 }
 
 void bj_str(const char *key, const char *s)
 {
-	bj_key(key);
-	fputc('"', bj);
-	for (; s != NULL && *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(bj, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(bj, "\\u%04x", *s);
-		else
-			fputc(*s, bj);
+	json_t *v = json_string(s != NULL ? s : "");
+
+	if (v == NULL && s != NULL) {
+		/* Not UTF-8 (a string read from the machine): keep its ASCII,
+		 * '?' for every other byte. */
+		char *ascii = strdup(s);
+
+		if (ascii == NULL)
+			abort();
+		for (char *c = ascii; *c != '\0'; c++)
+			if ((unsigned char)*c >= 0x80)
+				*c = '?';
+		v = json_string(ascii);
+		free(ascii);
 	}
-	fputc('"', bj);
+	bj_put(key, v);
 }
 
 void bj_bool(const char *key, int v)
 {
-	bj_key(key);
-	fputs(v ? "true" : "false", bj);
+	bj_put(key, json_boolean(v));
 }
 
 /* ----------------------------------------------------------------- goals */
@@ -225,21 +229,28 @@ int bench_s10_summary(struct bench_ctx *x)
 
 int bj_write(const char *path)
 {
+	json_t *doc;
 	FILE *f;
+	int rc;
 
-	while (depth > 1)
-		bj_end();
+	depth = depth > 0 ? 1 : 0; /* close every open level */
 	goals_json();
-	fputs("\n}\n", bj);
-	fclose(bj);
-	bj = NULL;
+	doc = levels[0];
+	depth = 0;
+	levels[0] = NULL;
+	/* Two spaces a level, keys in the order written, figures to 6
+	 * significant digits (what a run measures, not float noise). */
 	f = fopen(path, "w");
-	if (f == NULL || fwrite(bj_buf, 1, bj_len, f) != bj_len) {
-		if (f != NULL)
-			fclose(f);
-		bench_fail("cannot write %s", path);
-		return -1;
+	rc = -1;
+	if (f != NULL) {
+		if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) == 0 &&
+		    fputc('\n', f) != EOF)
+			rc = 0;
+		if (fclose(f) != 0)
+			rc = -1;
 	}
-	free(bj_buf);
-	return fclose(f) == 0 ? 0 : -1;
+	json_decref(doc);
+	if (rc != 0)
+		bench_fail("cannot write %s", path);
+	return rc;
 }

@@ -2,9 +2,10 @@
 /*
  * An application outside dvshare's tree, as a user writes one. Opens the
  * software device, publishes a VAR page and a protection domain, finds
- * them again, closes. Built with ALLOW_EXPERIMENTAL_API it also rings the
- * page's doorbell (dvshare_var_doorbell() is experimental); without, it
- * uses the stable API only. Prints "consumer: ok" and exits 0 on success.
+ * them again, rings the page's doorbell, closes. Built with
+ * ALLOW_EXPERIMENTAL_API it also asks the device's name (dvshare_dev_name()
+ * is experimental); without, it uses the stable API only. Prints
+ * "consumer: ok" and exits 0 on success.
  *
  *   dvshare-consumer [EAL options]
  */
@@ -49,8 +50,10 @@ int main(int argc, char **argv)
 	struct dvshare_var *again = dvshare_var_lookup(dev, "db");
 	if (again != var || dvshare_foreach(dev, count, &objects) != 0 || objects != 2)
 		return fail("lookup");
-#ifdef ALLOW_EXPERIMENTAL_API
 	dvshare_doorbell32(dvshare_var_doorbell(var), 0, 0);
+#ifdef ALLOW_EXPERIMENTAL_API
+	if (strcmp(dvshare_dev_name(dev), "sim0") != 0)
+		return fail("device name");
 #endif
 	dvshare_var_release(again);
 	dvshare_var_release(var);

@@ -18,6 +18,12 @@
 #   experimental an experimental call without ALLOW_EXPERIMENTAL_API is
 #                refused at compile time
 #   pmd          the installed dvshare-pmd runs with no LD_LIBRARY_PATH
+#   makefile     examples/simple_mp/Makefile builds the pair outside the
+#                tree (make: shared), and it runs as the examples suite
+#                runs it (hugepages)
+#   makefile-static  the same with make static
+#   mixed-link   a static secondary of a shared primary dies in EAL
+#                ("Cannot init tail queues"): doc/using.md says so
 # Prints "consume: <step>: ok" or "consume: <step>: FAIL (why)" per step
 # and exits non-zero if any failed.
 # argv: SOURCE_ROOT WORK_DIR (WORK_DIR is emptied first)
@@ -185,6 +191,42 @@ check_pmd() {
   loads "$prefix/bin/dvshare-pmd" "$libdir/libdvshare.so"
 }
 step pmd check_pmd
+
+# --- examples/simple_mp/Makefile, outside the tree ---------------------
+# Built as DPDK's examples are (make, make static) against the installed
+# dvshare.pc; run by the examples suite's own script.
+mk="$work/make"
+mkdir -p "$mk" &&
+  cp "$src/examples/simple_mp/Makefile" "$src/examples/simple_mp/primary.c" \
+     "$src/examples/simple_mp/secondary.c" "$mk/"
+run_pair() { # primary secondary
+  bash "$src/test/examples/run_simple_mp.sh" "$1" "$2"
+}
+check_makefile() { # shared|static
+  local p="$mk/build/simple_mp_primary" s="$mk/build/simple_mp_secondary" goal=()
+  [ "$1" = static ] && goal=(static) # shared: plain make
+  CFLAGS="-Wall -Wextra -Werror" make -C "$mk" "${goal[@]}" LDFLAGS="-Wl,-rpath,$libdir" ||
+    return 1
+  if [ "$1" = static ]; then
+    ! links_libdvshare_so "$p" && ! loads "$p" 'librte_' && ! loads "$s" 'librte_'
+  else
+    loads "$p" "$libdir/libdvshare.so" && loads "$s" "$libdir/libdvshare.so"
+  fi && run_pair "$p" "$s"
+}
+step makefile check_makefile shared
+step makefile-static check_makefile static
+
+# --- a primary and its secondary linked differently ----------------------
+# DPDK's rule, which doc/using.md states: the static secondary registers
+# tail queues (every library's) the shared primary never did.
+check_mixed_link() {
+  local out
+  out=$(run_pair "$mk/build/simple_mp_primary-shared" "$mk/build/simple_mp_secondary-static" 2>&1)
+  local rc=$?
+  echo "$out"
+  [ $rc -ne 0 ] && grep -q 'Cannot init tail queues' <<<"$out"
+}
+step mixed-link check_mixed_link
 
 echo "consume: $failed step(s) failed"
 [ $failed -eq 0 ]
