@@ -7,6 +7,13 @@ test/consume/run.sh. In a meson log, a CUnit program counts its tests (its
 "dvs-cunit: <prog> tests=N failed=M" line), a script check counts one,
 and a program that died before its summary counts one failure; so does
 a log that is not there (a build that failed before its tests ran).
+
+Why not meson's testlog.junit.xml: it has one <testcase> per program for
+the "exitcode" protocol our CUnit programs use (meson splits only TAP and
+gtest output into cases; checked on meson 1.0: 25 cases for the unit,
+fault suites' 25 programs), so the per-test counts would be lost. Each
+program's own summary line, kept whole in testlog.json's "stdout", has
+them; testlog.json also has each program's result, for the rest.
 """
 import json
 import re
