@@ -10,9 +10,11 @@
 #   debian      Debian 12's packages: DPDK 22.11, rdma-core 44 (nothing built)
 #   dpdk-24.11  DPDK 24.11 LTS, minimal (the vdev bus and the libraries dvshare,
 #               its apps and tests use), on Debian's rdma-core 44
-#   connectx    rdma-core 64 (the v63 export/import API), then DPDK 25.11 LTS
-#               built against it with its mlx5 drivers (common, net, vdpa):
-#               what a ConnectX or BlueField user runs
+#   connectx    rdma-core 64 (the v63 export/import API) into one prefix, then
+#               DPDK 25.11 LTS into another, built against it with its mlx5
+#               drivers (common, net, vdpa): what a ConnectX or BlueField user
+#               runs, with the two installed apart: <cache>/connectx/rdma-core
+#               and <cache>/connectx/dpdk
 #
 # Options (each also an environment variable):
 #   --sources DIR  DVSHARE_STACK_SOURCES  where the release tarballs are
@@ -23,20 +25,26 @@
 #   --prefix DIR   DVSHARE_PREFIX_<STACK> (DVSHARE_PREFIX_CONNECTX,
 #                  DVSHARE_PREFIX_DPDK_24_11) an install prefix of your own
 #                  that already holds the stack: nothing is built, it is
-#                  only checked
+#                  only checked. For connectx it holds DPDK, and rdma-core
+#                  too unless --rdma-prefix names another
+#   --rdma-prefix DIR  DVSHARE_RDMA_PREFIX_CONNECTX (connectx, with --prefix)
+#                  the install prefix of your rdma-core when it is not
+#                  DPDK's; both are checked and both are named in the output
 #   --cache DIR    DVSHARE_STACK_CACHE    where stacks are built and kept;
 #                  default $HOME/.cache/dvshare/stacks
 #   --check        build nothing: exit 0 if STACK is ready (cached or --prefix),
 #                  3 if it would have to be built
 #
-# Output on stdout: export lines (PKG_CONFIG_PATH, LD_LIBRARY_PATH and
-# DVSHARE_STACK, the stack's name). Progress and errors go to stderr.
+# Output on stdout: export lines (PKG_CONFIG_PATH, LD_LIBRARY_PATH naming
+# each prefix of the stack, DPDK's first, and DVSHARE_STACK, the stack's
+# name). Progress and errors go to stderr.
 # Exit status: 0 ready, 1 failed, 2 sources missing (the message says how to
 # provide them), 3 (--check only) not built yet.
 #
 # A stack's prefix must have no world-writable directory above it: DPDK >= 23
 # refuses to load its drivers from such a place. A cached stack is reused as
-# long as its tarballs and recipe are the same (the stamp file in its prefix).
+# long as its tarballs and recipe are the same (the stamp file in
+# <cache>/<stack>).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -63,6 +71,7 @@ default_sources() {
 }
 sources=${DVSHARE_STACK_SOURCES:-$(default_sources)}
 prefix_given=""
+rdma_prefix_given=""
 cache=${DVSHARE_STACK_CACHE:-${HOME:?HOME is not set}/.cache/dvshare/stacks}
 check_only=0
 stack=""
@@ -70,6 +79,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --sources) sources=${2:?--sources needs a directory}; shift 2 ;;
     --prefix) prefix_given=${2:?--prefix needs a directory}; shift 2 ;;
+    --rdma-prefix) rdma_prefix_given=${2:?--rdma-prefix needs a directory}; shift 2 ;;
     --cache) cache=${2:?--cache needs a directory}; shift 2 ;;
     --check) check_only=1; shift ;;
     -h|--help) usage 0 ;;
@@ -84,13 +94,22 @@ case " ${stacks[*]} " in
 esac
 prefix_var=DVSHARE_PREFIX_$(tr 'a-z.-' 'A-Z__' <<<"$stack")
 [ -n "$prefix_given" ] || prefix_given=${!prefix_var:-}
+rdma_prefix_var=DVSHARE_RDMA_PREFIX_$(tr 'a-z.-' 'A-Z__' <<<"$stack")
+[ -n "$rdma_prefix_given" ] || rdma_prefix_given=${!rdma_prefix_var:-}
+if [ -n "$rdma_prefix_given" ]; then
+  [ "$stack" = connectx ] ||
+    die "--rdma-prefix ($rdma_prefix_var): stack $stack takes Debian's rdma-core, only connectx has its own"
+  [ -n "$prefix_given" ] ||
+    die "--rdma-prefix ($rdma_prefix_var) names the rdma-core of a stack you installed: give its DPDK's prefix too (--prefix DIR or $prefix_var)"
+fi
 
-emit() { # prefix: the lines the caller evals
-  local p=$1 pc="" ld=""
-  if [ -n "$p" ]; then
-    pc="$p/lib/pkgconfig"
-    ld="$p/lib"
-  fi
+emit() { # prefix... (none: the default search paths): the lines the caller evals
+  local p pc="" ld=""
+  for p in "$@"; do
+    case ":$ld:" in *":$p/lib:"*) continue ;; esac
+    pc=${pc:+$pc:}$p/lib/pkgconfig
+    ld=${ld:+$ld:}$p/lib
+  done
   printf 'export DVSHARE_STACK=%q\n' "$stack"
   printf 'export PKG_CONFIG_PATH=%q\n' "$pc"
   printf 'export LD_LIBRARY_PATH=%q\n' "$ld"
@@ -111,16 +130,17 @@ check_not_world_writable() { # dir (need not exist yet)
   done
 }
 
-# What a prefix must hold to be the stack: its DPDK series, rdma-core >= 63
+# What a stack's prefixes must hold: its DPDK series, rdma-core >= 63
 # (libmlx5.pc's version is <abi>.<minor>.<release>.<fix>, 1.27.64.0 for 64.0),
-# the mlx5 drivers where the stack has them, and no world-writable parent.
+# the mlx5 drivers where the stack has them, and no world-writable parent
+# above DPDK's (its plugin directory).
 pc_version() { # prefix package
   [ -f "$1/lib/pkgconfig/$2.pc" ] || die "$1 has no lib/pkgconfig/$2.pc: not a $stack prefix"
   PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --modversion "$2" ||
     die "pkg-config cannot read $1/lib/pkgconfig/$2.pc"
 }
-check_prefix() { # prefix
-  local p=$1 dpdk series rdma
+check_prefix() { # DPDK's prefix [rdma-core's prefix (connectx), default DPDK's]
+  local p=$1 r=${2:-$1} dpdk series rdma mlx5
   case $stack in
     dpdk-24.11) series=24.11 ;;
     connectx) series=25.11 ;;
@@ -131,9 +151,13 @@ check_prefix() { # prefix
     *) die "$p has DPDK $dpdk, stack $stack is DPDK $series" ;;
   esac
   if [ "$stack" = connectx ]; then
-    rdma=$(pc_version "$p" libmlx5 | cut -d. -f3)
+    if [ "$r" = "$p" ] && [ ! -f "$p/lib/pkgconfig/libmlx5.pc" ]; then
+      die "$p has no lib/pkgconfig/libmlx5.pc: if your rdma-core is in a prefix of its own, name it with --rdma-prefix DIR or $rdma_prefix_var"
+    fi
+    mlx5=$(pc_version "$r" libmlx5)
+    rdma=$(cut -d. -f3 <<<"$mlx5")
     [ "${rdma:-0}" -ge 63 ] 2>/dev/null ||
-      die "$p has rdma-core $rdma (libmlx5 $(pc_version "$p" libmlx5)), stack connectx needs >= 63"
+      die "$r has rdma-core $rdma (libmlx5 $mlx5), stack connectx needs >= 63"
     ls "$p"/lib/dpdk/pmds-*/librte_common_mlx5.so >/dev/null 2>&1 ||
       die "$p has no DPDK mlx5 drivers (lib/dpdk/pmds-*/librte_common_mlx5.so): stack connectx needs DPDK built with common/mlx5, net/mlx5, vdpa/mlx5"
   fi
@@ -144,14 +168,18 @@ if [ "$stack" = debian ]; then
   # Debian's own packages (buildtools/deps.sh): the default search paths.
   [ "$check_only" = 1 ] || pkg-config --exists libdpdk ||
     die "Debian's libdpdk-dev is not installed (buildtools/deps.sh installs it)"
-  emit ""
+  emit
   exit 0
 fi
 
 if [ -n "$prefix_given" ]; then
   prefix_given=$(cd "$prefix_given" 2>/dev/null && pwd) || die "--prefix: no such directory"
-  check_prefix "$prefix_given"
-  emit "$prefix_given"
+  if [ -n "$rdma_prefix_given" ]; then
+    rdma_prefix_given=$(cd "$rdma_prefix_given" 2>/dev/null && pwd) ||
+      die "--rdma-prefix: no such directory"
+  fi
+  check_prefix "$prefix_given" "$rdma_prefix_given"
+  emit "$prefix_given" ${rdma_prefix_given:+"$rdma_prefix_given"}
   exit 0
 fi
 
@@ -206,7 +234,13 @@ esac
 rdma_args=(-GNinja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_LIBDIR=lib
   -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DENABLE_STATIC=0)
 
+# The stack's directory: the stamp, and the prefixes (connectx: rdma-core
+# and DPDK apart, as a user who installs them apart has them).
 prefix="$cache/$stack"
+case $stack in
+  connectx) rdma_prefix="$prefix/rdma-core" dpdk_prefix="$prefix/dpdk" ;;
+  *) rdma_prefix="" dpdk_prefix="$prefix" ;;
+esac
 check_not_world_writable "$prefix"
 
 # What the cached build was made from: tarballs (by checksum) and recipe.
@@ -216,14 +250,17 @@ stamp_text() {
     printf 'source %s %s\n' "$(basename "$t")" "$(sha256sum "$t" | cut -d' ' -f1)"
   done
   printf 'dpdk %s\n' "${dpdk_args[*]}"
-  [ "$stack" != connectx ] || printf 'rdma-core %s\n' "${rdma_args[*]}"
+  if [ "$stack" = connectx ]; then
+    printf 'rdma-core %s\n' "${rdma_args[*]}"
+    printf 'prefixes rdma-core=%s dpdk=%s\n' "${rdma_prefix#"$prefix"/}" "${dpdk_prefix#"$prefix"/}"
+  fi
   printf 'cc %s\n' "$(cc -dumpfullversion 2>/dev/null || echo unknown)"
 }
 stamp="$prefix/.dvshare-stack"
 want_stamp=$(stamp_text)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ]; then
   say "$stack: cached in $prefix"
-  emit "$prefix"
+  emit "$dpdk_prefix" ${rdma_prefix:+"$rdma_prefix"}
   exit 0
 fi
 if [ "$check_only" = 1 ]; then
@@ -275,7 +312,8 @@ unpack() { # tarball -> prints the directory
 }
 
 say "$stack: building into $prefix (log: $log)"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# DPDK's build finds the rdma-core just built (connectx) by pkg-config.
+export PKG_CONFIG_PATH="${rdma_prefix:-$prefix}/lib/pkgconfig"
 mkdir -p "$work/bin"
 ln -s "$elf_python" "$work/bin/python3"
 export PATH="$work/bin:$PATH"
@@ -284,22 +322,22 @@ for t in "${tarballs[@]}"; do
   case $(basename "$t") in
     rdma-core-*)
       run "rdma-core: configure" cmake -S "$src" -B "$src/build" "${rdma_args[@]}" \
-        -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_SYSTEMD_BINDIR="$prefix/lib/systemd" \
-        -DSYSUSERS_DIR="$prefix/lib/sysusers.d"
+        -DCMAKE_INSTALL_PREFIX="$rdma_prefix" -DCMAKE_INSTALL_SYSTEMD_BINDIR="$rdma_prefix/lib/systemd" \
+        -DSYSUSERS_DIR="$rdma_prefix/lib/sysusers.d"
       run "rdma-core: build" ninja -C "$src/build"
       run "rdma-core: install" ninja -C "$src/build" install
-      outside=$(grep -v "^$prefix/" "$src/build/install_manifest.txt" || true)
-      [ -z "$outside" ] || die "rdma-core installed files outside $prefix: $outside"
+      outside=$(grep -v "^$rdma_prefix/" "$src/build/install_manifest.txt" || true)
+      [ -z "$outside" ] || die "rdma-core installed files outside $rdma_prefix: $outside"
       ;;
     dpdk-*)
-      run "DPDK: configure" meson setup "$src/build" "$src" --prefix="$prefix" "${dpdk_args[@]}"
+      run "DPDK: configure" meson setup "$src/build" "$src" --prefix="$dpdk_prefix" "${dpdk_args[@]}"
       run "DPDK: build" ninja -C "$src/build"
       run "DPDK: install" meson install -C "$src/build" --no-rebuild
       ;;
   esac
 done
-check_prefix "$prefix"
+check_prefix "$dpdk_prefix" "$rdma_prefix"
 printf '%s\n' "$want_stamp" >"$stamp"
 rm -rf "$work"
 say "$stack: ready in $prefix"
-emit "$prefix"
+emit "$dpdk_prefix" ${rdma_prefix:+"$rdma_prefix"}
