@@ -23,6 +23,7 @@ pkgs=(
   dpdk-dev             # dpdk-telemetry.py (the telemetry test), dpdk-testpmd and its
                        # net_vhost/net_virtio_user drivers (the bench's packets baseline)
   groff-base           # checks the dvshare-pmd manual page
+  man-db               # man doc/man/dvshare-pmd.1 (README.md)
   dpdk                 # dpdk-hugepages.py: buildtools/hugepages.sh reserves and mounts with it
   gnuplot-nox          # buildtools/bench.sh --plot draws the charts (doc/benchmarks.md's)
   abigail-tools        # abidw/abidiff: the stable ABI by types (suite unit, abi_types)
