@@ -77,9 +77,11 @@ else
 fi
 pc_dir=$(dirname "$(find "$prefix" -name dvshare.pc | head -1)")
 # Installed stripped (meson.build: strip=true), built with debug info.
+# The file is libdvshare.so.<ABI>.<minor release> (DPDK's naming); the
+# links to it are not files (-type f).
 check_stripped() {
   local so
-  so=$(find "$prefix" "$work/build" -type f -name 'libdvshare.so.[0-9]*.[0-9]*.[0-9]*' ! -name '*.symbols')
+  so=$(find "$prefix" "$work/build" -type f -name 'libdvshare.so.[0-9]*.[0-9]*' ! -name '*.symbols')
   [ "$(wc -l <<<"$so")" -eq 2 ] &&
   ! readelf -S "$(grep "^$prefix" <<<"$so")" | grep -q '\.debug_info' &&
   readelf -S "$(grep "^$work/build/" <<<"$so")" | grep -q '\.debug_info'
