@@ -98,12 +98,15 @@ expect "no hugetlbfs" "^error: EAL init failed: no hugepages: .*run buildtools/h
 remove_dpdk_files "$fp"
 
 # A user who cannot write the hugepage mount: nobody, running a copy of
-# the pmd and its library it can read (the build tree may be root's only).
+# the pmd and of every library it loads from outside the system's
+# directories (libdvshare, and a stack's DPDK and rdma-core: the build
+# tree and ~/.cache may be root's only).
 mkdir "$dir/bin" "$dir-xdg"
 chmod 755 "$dir/bin"
 chmod 777 "$dir-xdg"
 cp "$pmd" "$dir/bin/"
-cp -L "$(ldd "$pmd" | awk '/libdvshare/ { print $3 }')" "$dir/bin/"
+ldd "$pmd" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | grep -vE '^/(usr/)?lib(64)?/' |
+  while read -r lib; do cp -L "$lib" "$dir/bin/"; done
 chmod -R a+rX "$dir/bin"
 out=$(run setpriv --reuid=65534 --regid=65534 --clear-groups \
   env LD_LIBRARY_PATH="$dir/bin" XDG_RUNTIME_DIR="$dir-xdg" \
