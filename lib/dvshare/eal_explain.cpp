@@ -19,14 +19,13 @@
 #include <vector>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
 
-#include "dvs_fd.h"
 #include "dvshare.h"
+#include "pidfd.h"
 
 namespace {
 
@@ -82,22 +81,6 @@ std::string runtime_dir(const std::string &prefix)
 	const char *base = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR");
 
 	return std::string(base != nullptr ? base : "/tmp") + "/dpdk/" + prefix;
-}
-
-/* The pid of the primary of @prefix, from the write lock it keeps on its
- * config file, or 0. Secondaries that outlived theirs hold read locks. */
-pid_t primary_of(const std::string &prefix)
-{
-	dvs::Fd fd(open((runtime_dir(prefix) + "/config").c_str(), O_RDONLY | O_CLOEXEC));
-	struct flock fl = {};
-
-	if (!fd.valid())
-		return 0;
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	if (fcntl(fd.get(), F_GETLK, &fl) != 0 || fl.l_type != F_WRLCK)
-		return 0;
-	return fl.l_pid > 0 ? fl.l_pid : 0;
 }
 
 std::vector<std::string> hugetlbfs_mounts()
@@ -197,7 +180,7 @@ std::string explain(int argc, char *const argv[], int eal_errno)
 	for (int i = 0; argv != nullptr && i < argc && argv[i] != nullptr; i++)
 		args.emplace_back(argv[i]);
 	EalArgs a = parse_eal_args(args);
-	pid_t primary = primary_of(a.prefix);
+	pid_t primary = dvs::config_lock_holder(runtime_dir(a.prefix) + "/config");
 	bool secondary = a.proc_type == "secondary" || (a.proc_type == "auto" && primary != 0);
 
 	if (secondary && primary == 0)

@@ -44,15 +44,7 @@ constexpr int kAttachTimeoutSec = 5;
  * holds the write lock EAL's primary takes on the config file. 0 if none. */
 pid_t primary_by_lock()
 {
-	std::string path = std::string(rte_eal_get_runtime_dir()) + "/config";
-	Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-	struct flock lk = {};
-
-	lk.l_type = F_RDLCK; /* conflicts with the primary's lock only */
-	lk.l_whence = SEEK_SET;
-	if (!fd.valid() || fcntl(fd.get(), F_GETLK, &lk) != 0 || lk.l_type == F_UNLCK)
-		return 0;
-	return lk.l_pid;
+	return config_lock_holder(std::string(rte_eal_get_runtime_dir()) + "/config");
 }
 
 /* Does the live primary advertise dvshare? The advertisement names it;

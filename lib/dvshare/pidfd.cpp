@@ -20,6 +20,18 @@
 
 namespace dvs {
 
+pid_t config_lock_holder(const std::string &path)
+{
+	Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	struct flock lk = {};
+
+	lk.l_type = F_RDLCK; /* conflicts with a write lock only */
+	lk.l_whence = SEEK_SET;
+	if (!fd.valid() || fcntl(fd.get(), F_GETLK, &lk) != 0 || lk.l_type == F_UNLCK)
+		return 0;
+	return lk.l_pid;
+}
+
 int pidfd_self()
 {
 	long fd = syscall(SYS_pidfd_open, getpid(), 0);

@@ -27,6 +27,9 @@ pid_t pidfd_pid(int pidfd);
 int pid_euid(pid_t pid, uid_t *uid);
 /* Still running? */
 bool pidfd_alive(int pidfd);
+/* The process holding a write lock on EAL's config file @path (a
+ * primary's; the read locks of orphaned secondaries do not count), or 0. */
+pid_t config_lock_holder(const std::string &path);
 /* Does @pid map the file @path? Decided by what the file is (its device
  * and inode), never by a name: through /proc/<pid>/map_files/ (each
  * link stat'ed), or where this process may not follow those links, by
