@@ -129,7 +129,7 @@ int channel_connect(Fd *out)
 	return 0;
 }
 
-int channel_reply_pair(Fd *rd, Fd *wr)
+int channel_line_pair(Fd *rd, Fd *wr)
 {
 	int sv[2];
 
@@ -140,7 +140,7 @@ int channel_reply_pair(Fd *rd, Fd *wr)
 	return 0;
 }
 
-int channel_reply_check(int fd, pid_t pid, std::string *why)
+int channel_line_check(int fd, pid_t pid, std::string *why)
 {
 	int type = 0;
 	socklen_t len = sizeof(type);
@@ -148,16 +148,16 @@ int channel_reply_check(int fd, pid_t pid, std::string *why)
 	socklen_t clen = sizeof(cred);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) {
-		*why = std::string("reply fd is not a socket (") + strerror(errno) + ")";
+		*why = std::string("line is not a socket (") + strerror(errno) + ")";
 		return -EINVAL;
 	}
 	if (type != SOCK_SEQPACKET) {
-		*why = "reply fd is not a SOCK_SEQPACKET socket";
+		*why = "line is not a SOCK_SEQPACKET socket";
 		return -EINVAL;
 	}
 	/* Only a Unix socket has a peer pid: any other family reads 0. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.pid != pid) {
-		*why = "reply socket leads to pid " + std::to_string(cred.pid) + ", not the sender";
+		*why = "line leads to pid " + std::to_string(cred.pid) + ", not the sender";
 		return -EINVAL;
 	}
 	return 0;
@@ -208,7 +208,9 @@ int channel_send_wait(int fd, const struct rte_mp_msg &m, int timeout_ms)
 	return rc;
 }
 
-int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *sender)
+namespace {
+
+int recv_one(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *sender, int flags)
 {
 	Frame f;
 	union {
@@ -222,7 +224,7 @@ int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *send
 	mh.msg_iovlen = 1;
 	mh.msg_control = ctl.buf;
 	mh.msg_controllen = sizeof(ctl.buf);
-	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	ssize_t n = recvmsg(fd, &mh, flags | MSG_CMSG_CLOEXEC);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	if (n == 0)
@@ -263,6 +265,18 @@ int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *send
 	for (size_t i = 0; i < fds->size(); i++)
 		m->fds[i] = (*fds)[i].get();
 	return 1;
+}
+
+} // namespace
+
+int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *sender)
+{
+	return recv_one(fd, m, fds, sender, MSG_DONTWAIT);
+}
+
+int channel_recv_blocking(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds)
+{
+	return recv_one(fd, m, fds, nullptr, 0);
 }
 
 int channel_recv_wait(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, int timeout_ms)

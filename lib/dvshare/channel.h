@@ -38,14 +38,14 @@ int channel_accept(int lfd, Fd *out, pid_t *pid, uid_t *uid);
 /* Connect to the primary's socket (non-blocking fd): 0 or -errno. */
 int channel_connect(Fd *out);
 
-/* A request's reply socket pair (ipc_proto.h, kReplyFd): @rd stays with
- * the asking thread, @wr travels with the request. 0 or -errno. */
-int channel_reply_pair(Fd *rd, Fd *wr);
-/* Is @fd, received from @pid, a reply socket that process made: a
- * SOCK_SEQPACKET Unix socket whose other end was created by @pid? So
- * that a peer cannot make the primary write to someone else's socket
- * with the primary's credentials. 0, or -EINVAL with the reason in @why. */
-int channel_reply_check(int fd, pid_t pid, std::string *why);
+/* A request line's pair (ipc_proto.h, LineMsg): @mine stays with the
+ * secondary, @theirs goes to the primary. 0 or -errno. */
+int channel_line_pair(Fd *mine, Fd *theirs);
+/* Is @fd, received from @pid, a line that process made: a SOCK_SEQPACKET
+ * Unix socket whose other end was created by @pid? So that a peer cannot
+ * make the primary write to someone else's socket with the primary's
+ * credentials. 0, or -EINVAL with the reason in @why. */
+int channel_line_check(int fd, pid_t pid, std::string *why);
 
 /* Send @m (and m.fds[0..num_fds)) without blocking: 0, -EAGAIN when the
  * peer's queue is full, or -errno (-EPIPE: the peer is gone). */
@@ -59,6 +59,10 @@ int channel_send_wait(int fd, const struct rte_mp_msg &m, int timeout_ms);
  * closed), or -errno. With @sender, the pid of the process that sent it,
  * as the kernel recorded it (0 if the socket does not pass credentials). */
 int channel_recv(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, pid_t *sender = nullptr);
+/* Receive one message, waiting for it as long as the socket's
+ * SO_RCVTIMEO says (one system call, where a poll() first is two): as
+ * channel_recv, 0 when that time passed, -EINTR on a signal. */
+int channel_recv_blocking(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds);
 /* Wait up to @timeout_ms for a message, then receive it as channel_recv. */
 int channel_recv_wait(int fd, struct rte_mp_msg *m, std::vector<Fd> *fds, int timeout_ms);
 

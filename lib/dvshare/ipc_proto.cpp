@@ -116,6 +116,7 @@ template <typename T> void mp_pack(struct rte_mp_msg *msg, const char *name, con
 template void mp_pack(struct rte_mp_msg *, const char *, const HelloMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const WelcomeMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const ByeMsg &);
+template void mp_pack(struct rte_mp_msg *, const char *, const LineMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const ResyncMsg &);
 template void mp_pack(struct rte_mp_msg *, const char *, const AttachReq &);
 template void mp_pack(struct rte_mp_msg *, const char *, const AttachRep &);
@@ -142,6 +143,11 @@ int decode_welcome(const struct rte_mp_msg &m, WelcomeMsg *out, std::string *why
 		rc = -EBADMSG;
 	}
 	return rc;
+}
+
+int decode_line(const struct rte_mp_msg &m, LineMsg *out, std::string *why)
+{
+	return decode_body(m, out, 1, why); /* the line */
 }
 
 int decode_bye(const struct rte_mp_msg &m, ByeMsg *out, std::string *why)
@@ -278,7 +284,7 @@ namespace {
 /* The reply socket, and a long command's memfd. */
 int create_fds(const CreateReq &c)
 {
-	return 1 + (c.kind == DVSHARE_TYPE_OBJ && c.inlen > kCreateInline ? 1 : 0);
+	return c.kind == DVSHARE_TYPE_OBJ && c.inlen > kCreateInline ? 1 : 0;
 }
 
 bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
@@ -291,8 +297,7 @@ bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
 
 int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
 {
-	/* The reply socket; a DEVX object's command longer than
-	 * kCreateInline in a second fd. */
+	/* A DEVX object's command longer than kCreateInline in an fd. */
 	CreateReq peek;
 	if (m.len_param == static_cast<int>(sizeof(peek)))
 		memcpy(&peek, m.param, sizeof(peek));
@@ -342,7 +347,7 @@ int decode_create(const struct rte_mp_msg &m, CreateReq *out, std::string *why)
 
 int decode_destroy(const struct rte_mp_msg &m, DestroyReq *out, std::string *why)
 {
-	int rc = decode_body(m, out, 1, why); /* the reply socket */
+	int rc = decode_body(m, out, 0, why);
 
 	if (rc == 0 && !names_ok(out->ibdev, sizeof(out->ibdev), out->name, sizeof(out->name))) {
 		*why = "bad device or object name";

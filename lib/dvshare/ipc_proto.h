@@ -33,14 +33,15 @@ constexpr char kActRevoke[] = "dvshare_revoke";
 constexpr char kActRevokeAck[] = "dvshare_revoke_ack";
 constexpr char kActBye[] = "dvshare_bye";
 constexpr char kActResync[] = "dvshare_resync";
-/* A secondary's requests to its primary (creates, destroys of what it
- * owns), and the primary's answer to each: on the request's own reply
- * socket (below), never on the channel. */
+/* A secondary's request lines (below): one announced on its channel,
+ * then its requests (creates, destroys of what it owns) and the primary's
+ * answer to each, on that line, never on the channel. */
+constexpr char kActLine[] = "dvshare_line";
 constexpr char kActCreate[] = "dvshare_create";
 constexpr char kActDestroy[] = "dvshare_destroy";
 constexpr char kActReply[] = "dvshare_reply";
 constexpr uint32_t kMpMagic = 0x48535644; /* "DVSH" */
-constexpr uint32_t kMpProto = 7;
+constexpr uint32_t kMpProto = 8;
 /* The most fds one dvshare message carries. The protocol's own number,
  * not RTE_MP_MAX_FD_NUM (8 up to DPDK 25.07, 253 since): two processes
  * speak the same protocol whatever DPDK carries it, and every DPDK
@@ -169,10 +170,10 @@ constexpr uint32_t kCreateAlloc = 1u << 1;
 /* The largest alignment such a UMEM may ask for (a 1 GiB page). */
 constexpr uint64_t kAllocAlignMax = 1ull << 30;
 
-/* Secondary -> primary: create @name on @ibdev for me. fds[0] is the
- * reply socket (kReplyFd). @kind is a dvshare_type. VAR: @arg is
+/* Secondary -> primary, on a request line: create @name on @ibdev for
+ * me. @kind is a dvshare_type. VAR: @arg is
  * mlx5dv_alloc_var()'s flags. OBJ: the command is its first @inlen bytes:
- * in @cmd up to kCreateInline, else in fds[1] (a memfd, sealed against
+ * in @cmd up to kCreateInline, else in fds[0] (a memfd, sealed against
  * writes and resizes by the sender, of exactly @inlen bytes); @outlen is
  * the caller's output buffer. UMEM:
  * [@addr, @addr + @size) in DPDK's shared memory, @arg the access flags;
@@ -192,8 +193,8 @@ struct CreateReq {
 	uint8_t cmd[kCreateInline];
 };
 
-/* Secondary -> primary: destroy @name, which I own (coordinated, waiting
- * up to @timeout_ms for the other secondaries). fds[0]: the reply socket. */
+/* Secondary -> primary, on a request line: destroy @name, which I own
+ * (coordinated, waiting up to @timeout_ms for the other secondaries). */
 struct DestroyReq {
 	MpHdr hdr;
 	uint32_t seq;
@@ -202,14 +203,19 @@ struct DestroyReq {
 	char name[DVSHARE_NAME_MAX];
 };
 
-/* Each request carries, as fds[0], one end of a SOCK_SEQPACKET pair the
- * asking thread reads: the primary sends the ReplyMsg there (as a
- * kActReply message, without blocking) and closes it, so the caller
- * reads its own answer, with no hand-off through this process's
- * interrupt thread. A caller that gives up shuts its end for reading
- * first: an answer sent after that fails (EPIPE), and the primary undoes
- * the create. */
-constexpr int kReplyFd = 0;
+/* Secondary -> primary on its channel: a request line, as fds[0]. A
+ * line is one end of a SOCK_SEQPACKET pair the secondary made; it keeps
+ * the other, and sends its requests there one at a time, each waiting
+ * for its answer (a kActReply) on the same line. The primary's request
+ * thread reads every line directly (no hand-off from the thread that
+ * reads channels), and the asking thread reads its own answer. A line
+ * the primary will not take is answered once with @seq 0 and the
+ * refusal's status, then closed; a line whose sender breaks the protocol
+ * is closed unanswered. A secondary keeps at most kLinesPerPeer. */
+struct LineMsg {
+	MpHdr hdr;
+};
+constexpr uint32_t kLinesPerPeer = 16;
 
 /* Primary -> the secondary that asked: the outcome of request @seq. A
  * create's: the object's slot and generation, and the command's output
@@ -241,6 +247,7 @@ int decode_welcome(const struct rte_mp_msg &m, WelcomeMsg *out, std::string *why
 /* A release as "MAJOR.MINOR.PATCH" (kLibVersion's packing). */
 std::string version_str(uint32_t v);
 int decode_bye(const struct rte_mp_msg &m, ByeMsg *out, std::string *why);
+int decode_line(const struct rte_mp_msg &m, LineMsg *out, std::string *why);
 int decode_resync(const struct rte_mp_msg &m, ResyncMsg *out, std::string *why);
 int decode_attach_req(const struct rte_mp_msg &m, AttachReq *out, std::string *why);
 int decode_attach_rep(const struct rte_mp_msg &m, AttachRep *out, std::string *why);

@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Secondary side of its requests to the primary (creates, destroys of what
- * it owns): sent on this process's channel, each with the write end of a
- * reply socket pair whose read end the asking thread waits on, so that it
- * reads its own answer (ipc_proto.h, kReplyFd). Each thread keeps its pair
- * from one request to the next. A caller that gives up (timed out) shuts
- * its end for reading, takes what came before that, and drops the pair:
- * the primary's answer fails from then on, and it destroys what it made
- * for the caller, so a timeout leaves nothing behind.
+ * it owns): each goes on a request line (ipc_proto.h, LineMsg) the asking
+ * thread holds alone until its answer comes back there, so that it reads
+ * its own answer and the primary's request thread reads the request
+ * itself. Lines are kept in a pool for the process, up to kLinesPerPeer
+ * (a thread past that waits for one). A caller that gives up (timed out)
+ * shuts its line for reading, takes what came before that, and drops the
+ * line: the primary's answer fails from then on, and it destroys what it
+ * made for the caller, so a timeout leaves nothing behind.
  */
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -43,11 +45,22 @@ namespace {
  * at a time, and one may be a destroy waiting for acks. */
 constexpr int kCreateWaitMs = 30000;
 
+/* A request line, and the receive timeout set on it (SO_RCVTIMEO: the
+ * wait for an answer is one blocking recvmsg()). */
+struct Line {
+	Fd fd;
+	int timeout_ms = 0;
+};
+
 struct Requests {
 	std::mutex mu;
+	std::condition_variable line_freed;
 	uint32_t seq = 0;
-	/* Read ends of the pairs waited on, by sequence number: shut when
-	 * the primary is gone, which wakes their threads. */
+	/* Lines no request holds, and lines open in all. */
+	std::vector<Line> idle;
+	unsigned int lines = 0;
+	/* Lines waited on, by sequence number: shut when the primary is
+	 * gone, which wakes their threads. */
 	std::map<uint32_t, int> waiting;
 	int failed = 0; /* the primary is gone: every wait ends with this */
 };
@@ -60,11 +73,69 @@ Requests &requests()
 	return *r;
 }
 
-/* This thread's reply socket pair (closed when the thread ends). */
-struct ReplyPair {
-	Fd rd, wr;
-};
-thread_local ReplyPair reply_pair;
+/* A new line, announced to the primary on the channel. */
+int open_line(Line *line)
+{
+	Fd theirs;
+	struct rte_mp_msg m;
+	LineMsg l{};
+	int rc = channel_line_pair(&line->fd, &theirs);
+
+	if (rc != 0)
+		return rc;
+	l.hdr = mp_hdr();
+	mp_pack(&m, kActLine, l);
+	m.num_fds = 1;
+	m.fds[0] = theirs.get();
+	int fd = ipc_secondary_channel();
+	return fd >= 0 ? channel_send_wait(fd, m, 1000) : -ENOTCONN;
+}
+
+/* A line for one request: an idle one, a new one while there are fewer
+ * than kLinesPerPeer, else the first one freed before @deadline. */
+int take_line(Line *line, std::chrono::steady_clock::time_point deadline)
+{
+	Requests &r = requests();
+	std::unique_lock<std::mutex> lock(r.mu);
+
+	for (;;) {
+		if (r.failed != 0)
+			return r.failed;
+		if (!r.idle.empty()) {
+			*line = std::move(r.idle.back());
+			r.idle.pop_back();
+			return 0;
+		}
+		if (r.lines < kLinesPerPeer) {
+			r.lines++;
+			lock.unlock();
+			int rc = open_line(line);
+			if (rc != 0) {
+				*line = Line();
+				lock.lock();
+				r.lines--;
+				r.line_freed.notify_one();
+			}
+			return rc;
+		}
+		if (r.line_freed.wait_until(lock, deadline) == std::cv_status::timeout)
+			return -ETIMEDOUT;
+	}
+}
+
+/* @line back to the pool, or (@keep false: it failed, or an answer may
+ * still come on it) closed. */
+void give_line(Line line, bool keep)
+{
+	Requests &r = requests();
+	std::lock_guard<std::mutex> lock(r.mu);
+
+	if (keep && r.failed == 0)
+		r.idle.push_back(std::move(line));
+	else
+		r.lines--;
+	r.line_freed.notify_one();
+}
 
 DestroyReq destroy_req(uint32_t seq, const char *ibdev, const char *name, unsigned int timeout_ms)
 {
@@ -78,100 +149,111 @@ DestroyReq destroy_req(uint32_t seq, const char *ibdev, const char *name, unsign
 	return d;
 }
 
-/* One answer on @rd, without waiting: 1 with @rep (the answer to @seq),
- * 0 if none is there, or a negative errno (-EPIPE: shut, the primary is
- * gone). */
-int take_reply(int rd, uint32_t seq, ReplyMsg *rep)
+/* Is @m the answer to @seq? 0 with @rep, or a negative errno: a line the
+ * primary refused (its status), or a message that is not that answer. */
+int check_reply(const struct rte_mp_msg &m, uint32_t seq, ReplyMsg *rep)
 {
-	struct rte_mp_msg m;
-	std::vector<Fd> fds;
 	std::string why;
-	int rc = channel_recv(rd, &m, &fds);
 
-	if (rc != 1)
-		return rc;
 	if (strcmp(m.name, kActReply) != 0 || decode_reply(m, rep, &why) != 0) {
 		DVS_LOG(ERR, "an answer from the primary refused: %s",
 			why.empty() ? "not an answer" : why.c_str());
 		return -EBADMSG;
 	}
+	if (rep->seq == 0 && rep->status < 0) {
+		DVS_LOG(ERR, "the primary refused a request line: %s", strerror(-rep->status));
+		return rep->status;
+	}
 	if (rep->seq != seq) {
 		DVS_LOG(ERR, "the primary answered request %u, not %u", rep->seq, seq);
 		return -EBADMSG;
 	}
-	return 1;
+	return 0;
 }
 
-/* Wait up to @wait_ms for the answer to @seq on @rd. On a timeout, @rd
- * is shut for reading first: an answer sent before that is taken. */
-int await_reply(int rd, uint32_t seq, int wait_ms, ReplyMsg *rep)
+/* One answer on @rd, without waiting: 1 with @rep (the answer to @seq),
+ * 0 if none is there, or a negative errno (-EPIPE: shut, the primary is
+ * gone or closed the line). */
+int take_reply(int rd, uint32_t seq, ReplyMsg *rep)
 {
+	struct rte_mp_msg m;
+	std::vector<Fd> fds;
+	int rc = channel_recv(rd, &m, &fds);
+
+	if (rc != 1)
+		return rc;
+	rc = check_reply(m, seq, rep);
+	return rc == 0 ? 1 : rc;
+}
+
+/* Wait up to @wait_ms for the answer to @seq on @line. On a timeout, the
+ * line is shut for reading first: an answer sent before that is taken. */
+int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
+{
+	const int rd = line.fd.get();
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
 
-	for (;;) {
-		auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-			deadline - std::chrono::steady_clock::now());
-		struct pollfd p = { rd, POLLIN, 0 };
-		int n = poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
+	if (line.timeout_ms != wait_ms) {
+		struct timeval tv = { wait_ms / 1000, (wait_ms % 1000) * 1000 };
+		if (setsockopt(rd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0)
 			return -errno;
-		if (n == 0) {
-			(void)shutdown(rd, SHUT_RD);
-			return take_reply(rd, seq, rep) == 1 ? 0 : -ETIMEDOUT;
-		}
-		int rc = take_reply(rd, seq, rep);
+		line.timeout_ms = wait_ms;
+	}
+	for (;;) {
+		struct rte_mp_msg m;
+		std::vector<Fd> fds;
+		int rc = channel_recv_blocking(rd, &m, &fds);
 		if (rc == 1)
-			return 0;
-		if (rc != 0)
+			return check_reply(m, seq, rep);
+		if (rc == -EINTR && std::chrono::steady_clock::now() < deadline)
+			continue;
+		/* Closed with the request unread (the primary refused the line,
+		 * or this request): the kernel says so before it gives what
+		 * was sent first, a refusal's reason. */
+		if (rc == -ECONNRESET) {
+			int got = take_reply(rd, seq, rep);
+			return got == 1 ? 0 : got < 0 ? got : rc;
+		}
+		if (rc != 0 && rc != -EINTR)
 			return rc;
+		(void)shutdown(rd, SHUT_RD);
+		return take_reply(rd, seq, rep) == 1 ? 0 : -ETIMEDOUT;
 	}
 }
 
-/* Send @m (request @seq) with this thread's reply socket as fds[0], and
- * wait up to @wait_ms for its answer. */
-int ask(struct rte_mp_msg &m, uint32_t seq, int wait_ms, ReplyMsg *rep)
+/* Send @m (request @seq) on a line of its own, and wait up to @wait_ms
+ * for its answer there. */
+int ask(const struct rte_mp_msg &m, uint32_t seq, int wait_ms, ReplyMsg *rep)
 {
 	Library &lib = Library::get();
 	Requests &r = requests();
-	ReplyPair &pair = reply_pair;
+	Line line;
 
 	if (lib.orphaned() != 0 || lib.primary_exited() != 0) {
 		DVS_LOG(ERR, "the primary (pid %d) is gone: nothing can be created or destroyed",
 			lib.orphaned() != 0 ? lib.orphaned() : lib.primary_exited());
 		return -ENOTCONN;
 	}
-	if (!pair.rd.valid()) {
-		int rc = channel_reply_pair(&pair.rd, &pair.wr);
-		if (rc != 0) {
-			DVS_LOG(ERR, "%s: no socket for the answer: %s", m.name, strerror(-rc));
-			return rc;
-		}
+	int rc = take_line(&line, std::chrono::steady_clock::now() +
+					  std::chrono::milliseconds(wait_ms));
+	if (rc != 0) {
+		DVS_LOG(ERR, "%s: no request line to the primary: %s", m.name, strerror(-rc));
+		return rc;
 	}
 	{
 		std::lock_guard<std::mutex> lock(r.mu);
-		if (r.failed != 0)
-			return r.failed;
-		r.waiting[seq] = pair.rd.get();
+		r.waiting[seq] = line.fd.get();
 	}
-	for (int i = m.num_fds; i > kReplyFd; i--)
-		m.fds[i] = m.fds[i - 1];
-	m.fds[kReplyFd] = pair.wr.get();
-	m.num_fds++;
-	int fd = ipc_secondary_channel();
-	int rc = fd >= 0 ? channel_send_wait(fd, m, 1000) : -ENOTCONN;
-	bool sent = rc == 0;
-	if (sent)
-		rc = await_reply(pair.rd.get(), seq, wait_ms, rep);
+	rc = channel_send_wait(line.fd.get(), m, 1000);
+	if (rc == 0)
+		rc = await_reply(line, seq, wait_ms, rep);
 	{
 		std::lock_guard<std::mutex> lock(r.mu);
 		r.waiting.erase(seq);
 		if (rc != 0 && r.failed != 0)
 			rc = r.failed;
 	}
-	if (rc != 0 && sent)
-		pair = ReplyPair{}; /* shut, or an answer may still come: not reused */
+	give_line(std::move(line), rc == 0);
 	if (rc != 0)
 		DVS_LOG(ERR, "%s: no answer from the primary: %s", m.name, strerror(-rc));
 	return rc;
@@ -210,6 +292,9 @@ void ipc_requests_fail(int err)
 	r.failed = err;
 	for (const auto &[seq, rd] : r.waiting)
 		(void)shutdown(rd, SHUT_RD);
+	r.lines -= static_cast<unsigned int>(r.idle.size());
+	r.idle.clear();
+	r.line_freed.notify_all();
 }
 
 int ipc_remote_create(const RemoteCreate &c, uint32_t *slot, uint32_t *gen, pid_t *primary)

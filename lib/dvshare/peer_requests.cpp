@@ -26,12 +26,12 @@ namespace dvs {
 
 namespace {
 
-/* The answer to @who's admitted request: one it cannot take (its reply
- * socket full: it does not read its answers) is dropped and counted; a
- * caller gone or given up is not a fault. */
-int deliver(const PeerId &who, const Fd &reply, const ReplyMsg &rep)
+/* The answer to @who's admitted request: one it cannot take (its line
+ * full: it does not read its answers) is dropped and counted; a caller
+ * gone or given up is not a fault. */
+int deliver(const PeerId &who, const std::shared_ptr<const Fd> &reply, const ReplyMsg &rep)
 {
-	int rc = answer(reply, rep);
+	int rc = reply != nullptr ? answer(*reply, rep) : -EBADF;
 
 	if (rc == -EAGAIN)
 		Library::get().refused("answer", "pid " + std::to_string(who.pid) +
@@ -82,17 +82,16 @@ bool PeerRequests::answerable(pid_t pid)
 
 /* One more request of @who, unless it has too many under way: then it is
  * answered -EAGAIN now (a secondary waits for each of its own, so only a
- * hostile one or many threads get there). Called on the interrupt
- * thread, which also reads the peer's channel: no lock of Peers held. */
-bool PeerRequests::admit(const PeerId &who, uint32_t seq, const Fd &reply)
+ * hostile one or many threads get there). No lock of Peers held. */
+int PeerRequests::admit(const PeerId &who, uint32_t seq, const Fd &reply)
 {
 	if (!answerable(who.pid))
-		return false;
+		return -1;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
 		if (per_peer_[who] < kPerPeer) {
 			per_peer_[who]++;
-			return true;
+			return 1;
 		}
 	}
 	Library::get().refused("request", "pid " + std::to_string(who.pid) + " has " +
@@ -102,20 +101,24 @@ bool PeerRequests::admit(const PeerId &who, uint32_t seq, const Fd &reply)
 	rep.seq = seq;
 	rep.status = -EAGAIN;
 	(void)answer(reply, rep);
-	return false;
+	return 0;
 }
 
-/* The threads, at the first request: detached, they live as long as the
- * process, like this object. A thread that cannot be had now is tried
- * again at the next request; the jobs wait meanwhile. */
+/* The pool, at the first destroy or reclaim: detached, its threads live
+ * as long as the process, like this object. A thread that cannot be had
+ * now is tried again at the next job; the jobs wait meanwhile. */
+void PeerRequests::start()
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	start_locked();
+}
+
 void PeerRequests::start_locked()
 {
 	if (started_)
 		return;
 	try {
-		std::thread c([this] { run_creates(); });
-		pthread_setname_np(c.native_handle(), "dvshare-req");
-		c.detach();
 		for (unsigned int i = 0; i < kWorkers; i++) {
 			std::thread w([this] { run_work(); });
 			pthread_setname_np(w.native_handle(), "dvshare-destroy");
@@ -127,35 +130,32 @@ void PeerRequests::start_locked()
 	}
 }
 
-void PeerRequests::create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd,
-			  Fd reply)
+bool PeerRequests::create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd,
+			  std::shared_ptr<const Fd> reply)
 {
-	if (!admit(who, req.seq, reply))
-		return;
+	int ok = admit(who, req.seq, *reply);
+	if (ok <= 0)
+		return ok == 0;
 	Job j(Kind::Create, who, req.ibdev);
 	j.create = req;
 	j.cmd = std::move(cmd);
 	j.reply = std::move(reply);
-	if (req.kind == DVSHARE_TYPE_VAR) {
-		/* Here and now: see the top of peer_requests.h. */
-		done(j, run_one(j));
-		return;
-	}
-	std::lock_guard<std::mutex> lock(mu_);
-	creates_.push_back(std::move(j));
-	start_locked();
-	creates_cv_.notify_one();
+	done(j, run_one(j)); /* here and now: see the top of peer_requests.h */
+	return true;
 }
 
-void PeerRequests::destroy(const PeerId &who, const DestroyReq &req, Fd reply)
+bool PeerRequests::destroy(const PeerId &who, const DestroyReq &req,
+			   std::shared_ptr<const Fd> reply)
 {
-	if (!admit(who, req.seq, reply))
-		return;
+	int ok = admit(who, req.seq, *reply);
+	if (ok <= 0)
+		return ok == 0;
 	Job j(Kind::Destroy, who, req.ibdev);
 	j.destroy = req;
 	j.reply = std::move(reply);
 	std::lock_guard<std::mutex> lock(mu_);
 	queue_work_locked(std::move(j));
+	return true;
 }
 
 void PeerRequests::undo_create(const PeerId &who, const CreateReq &req)
@@ -260,20 +260,6 @@ bool PeerRequests::next_work_locked(Job *j)
 		return true;
 	}
 	return false;
-}
-
-void PeerRequests::run_creates()
-{
-	std::unique_lock<std::mutex> lock(mu_);
-
-	for (;;) {
-		creates_cv_.wait(lock, [this] { return !creates_.empty(); });
-		Job j = std::move(creates_.front());
-		creates_.pop_front();
-		lock.unlock();
-		done(j, run_one(j));
-		lock.lock();
-	}
 }
 
 void PeerRequests::run_work()
@@ -462,7 +448,7 @@ int PeerRequests::run_destroy(const Job &j)
 	else
 		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs),
 					j.any_owner ? nullptr : &j.who);
-	if (j.reply.valid())
+	if (j.reply != nullptr)
 		(void)deliver(j.who, j.reply, rep);
 	return rep.status;
 }

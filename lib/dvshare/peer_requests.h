@@ -2,19 +2,18 @@
 /*
  * The primary's work for its secondaries: a create a secondary asks for,
  * the destroy of an object it owns, and the reclaim of what it owned once
- * it is gone or detached. Each request is answered on its own reply
- * socket (ipc_proto.h), read by the thread that asked.
+ * it is gone or detached. Requests come on the secondary's request lines
+ * (request_lines.h), and each is answered on the line it came on.
  *
- * A VAR allocation runs at once on DPDK's interrupt thread, which read
- * the request: it issues no command that can stall (mlx5_ib takes a page
- * from a bitmap), and a hand-off to another thread would cost more than
- * the allocation. Everything else stays off that thread: a destroy waits
- * for acks it reads, and a DEVX object or UMEM is a firmware command on a
- * NIC, which may take milliseconds, or the kernel's command timeout.
- * Those creates run on one thread in arrival order and never wait for a
- * destroy. Destroys and reclaims run on a fixed pool of kWorkers threads
- * (however many peers ask), one job per peer at a time, so a peer that
- * queues many holds one worker; reclaims are merged per (peer, device).
+ * A create runs where it was read, on the request lines' thread: no
+ * hand-off to another thread on the way (each costs a wake-up, as much as
+ * a create on the software device). That thread never reads a channel, so
+ * a DEVX create that is a NIC's firmware command (milliseconds, or the
+ * kernel's command timeout) holds up only other creates. Destroys and
+ * reclaims run on a fixed pool of kWorkers threads (however many peers
+ * ask), one job per peer at a time, so a peer that queues many holds one
+ * worker; reclaims are merged per (peer, device); a destroy waits for acks
+ * the interrupt thread reads, and a create never waits for a destroy.
  * A create checks after it published that its owner is still attached:
  * if not, the object goes to its owner's reclaim (queued only once the
  * owner is marked gone or detached), so no object outlives its owner
@@ -35,6 +34,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -51,7 +51,7 @@ namespace dvs {
 
 class PeerRequests {
 public:
-	/* Requests of one secondary queued or running at once; past it the
+	/* Destroys of one secondary queued or running at once; past it the
 	 * next is answered -EAGAIN at once. */
 	static constexpr size_t kPerPeer = 16;
 	/* Threads that run destroys and reclaims, for the whole library. */
@@ -63,17 +63,20 @@ public:
 	static constexpr int kRetryMostMs = 60000;
 
 	static PeerRequests &get();
+	/* Start the pool now (else at its first job). */
+	void start();
 	/* May @pid have work done? Not while it does not read its channel
 	 * (what it asks would announce objects to a process that reads
-	 * nothing). A refusal is counted. Interrupt thread, no Peers lock
-	 * held. */
+	 * nothing). A refusal is counted. No Peers lock held. */
 	static bool answerable(pid_t pid);
 
-	/* From @who's channel (the interrupt thread): run or queue its
-	 * request, answered on @reply. A create's command (OBJ) is @cmd,
-	 * copied out of its memfd. */
-	void create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd, Fd reply);
-	void destroy(const PeerId &who, const DestroyReq &req, Fd reply);
+	/* From one of @who's request lines (its thread): run a create here,
+	 * or queue a destroy for the pool, answered on @reply (the line). A
+	 * create's command (OBJ) is @cmd, copied out of its memfd. False:
+	 * refused unanswered, the line is to be closed. */
+	bool create(const PeerId &who, const CreateReq &req, std::vector<uint8_t> cmd,
+		    std::shared_ptr<const Fd> reply);
+	bool destroy(const PeerId &who, const DestroyReq &req, std::shared_ptr<const Fd> reply);
 	/* @who is gone (@dev empty) or let go of @dev: destroy what it owns
 	 * there (made by now: not what it makes after attaching again); what
 	 * cannot be destroyed stays its own (orphans). */
@@ -98,9 +101,9 @@ private:
 		/* Reclaim: what was published by this sequence (a detach's
 		 * reclaim spares what the peer made after attaching again). */
 		uint64_t upto = UINT64_MAX;
-		/* Where the answer goes; none for a reclaim, or the destroy of
-		 * a create whose caller gave up. */
-		Fd reply;
+		/* Where the answer goes (the request's line); none for a
+		 * reclaim, or the destroy of a create whose caller gave up. */
+		std::shared_ptr<const Fd> reply;
 		/* Destroy: whoever owns it (a persistent create undone). */
 		bool any_owner = false;
 	};
@@ -116,14 +119,14 @@ private:
 	using OrphanKey = std::pair<PeerId, std::string>;
 
 	PeerRequests() = default;
-	bool admit(const PeerId &who, uint32_t seq, const Fd &reply);
+	/* 1: run it; 0: answered a refusal; -1: refused unanswered. */
+	int admit(const PeerId &who, uint32_t seq, const Fd &reply);
 	/* The create's caller gave up before its answer: destroy what was
 	 * made for it, as if it had asked, with no answer. */
 	void undo_create(const PeerId &who, const CreateReq &req);
 	void start_locked();
 	/* Queue a destroy or reclaim for the pool; reclaims merge. */
 	void queue_work_locked(Job j);
-	void run_creates();
 	void run_work();
 	/* The next job the pool may run (none of its peer's running), or an
 	 * orphan retry now due: false if none. */
@@ -139,9 +142,7 @@ private:
 	/* A leaf: nothing else is locked under it (unblocked() runs under the
 	 * library's lock, on the interrupt thread). */
 	std::mutex mu_;
-	std::condition_variable creates_cv_;
 	std::condition_variable work_cv_;
-	std::deque<Job> creates_;
 	std::deque<Job> work_;
 	std::set<PeerId> busy_; /* peers with a destroy or reclaim running */
 	std::map<PeerId, size_t> per_peer_;

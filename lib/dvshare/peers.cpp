@@ -22,36 +22,11 @@
 #include "library.h"
 #include "log_budget.h"
 #include "peer_requests.h"
+#include "request_lines.h"
 
 namespace dvs {
 
 namespace {
-
-/* A create's command from the fd beside the request: it must be memory
- * (a memfd or other shmem file: F_GET_SEALS works only there), so reading
- * it can neither block this thread nor fault, and exactly @len bytes. It
- * is copied once; what the sender does to the file afterwards changes
- * nothing. */
-int read_command(int fd, uint32_t len, std::vector<uint8_t> *out, std::string *why)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fcntl(fd, F_GET_SEALS) < 0) {
-		*why = "the command's fd is not a memfd";
-		return -EINVAL;
-	}
-	if (st.st_size != static_cast<off_t>(len)) {
-		*why = "the command's memfd holds " + std::to_string(st.st_size) +
-		       " bytes, the request says " + std::to_string(len);
-		return -EINVAL;
-	}
-	out->resize(len);
-	if (pread(fd, out->data(), len, 0) != static_cast<ssize_t>(len)) {
-		*why = "the command's memfd could not be read";
-		return -EINVAL;
-	}
-	return 0;
-}
 
 uint64_t new_token()
 {
@@ -111,7 +86,12 @@ int Peers::listen()
 
 	if (listener_ != nullptr)
 		return 0;
-	int rc = channel_listen(&fd);
+	int rc = RequestLines::get().prepare();
+	if (rc != 0) {
+		DVS_LOG(ERR, "no epoll set for secondaries' request lines: %s", strerror(-rc));
+		return rc;
+	}
+	rc = channel_listen(&fd);
 	if (rc != 0) {
 		DVS_LOG(ERR, "cannot listen on %s: %s", channel_path().c_str(), strerror(-rc));
 		return rc;
@@ -287,8 +267,12 @@ bool Peers::handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
 			lib.refused("detach", why + ", " + from, c->pid);
 		else if (as_peer(d.hdr, "detach"))
 			detached(c->pid, d.ibdev);
-	} else if (strcmp(m.name, kActCreate) == 0 || strcmp(m.name, kActDestroy) == 0) {
-		request(c, m, fds);
+	} else if (strcmp(m.name, kActLine) == 0) {
+		LineMsg l;
+		if (decode_line(m, &l, &why) != 0)
+			lib.refused("request line", why + ", " + from, c->pid);
+		else if (as_peer(l.hdr, "request line"))
+			RequestLines::get().add(PeerId{ c->pid, c->peer_id }, std::move((*fds)[0]));
 	} else if (strcmp(m.name, kActBye) == 0) {
 		ByeMsg b;
 		if (decode_bye(m, &b, &why) != 0) {
@@ -412,57 +396,6 @@ void Peers::gone_of(pid_t pid, uint64_t id)
 	}
 	if (c != nullptr)
 		gone(c);
-}
-
-/* A secondary's create or destroy: checked here, run here or by a worker
- * (peer_requests.h), answered on the reply socket it came with. */
-void Peers::request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds)
-{
-	Library &lib = Library::get();
-	std::string why;
-	std::string from = "from pid " + std::to_string(c->pid);
-	const bool destroy = strcmp(m.name, kActDestroy) == 0;
-	const char *what = destroy ? "destroy request" : "create request";
-	DestroyReq d;
-	CreateReq r;
-	MpHdr hdr;
-
-	if (destroy ? decode_destroy(m, &d, &why) != 0 : decode_create(m, &r, &why) != 0) {
-		lib.refused(what, why + ", " + from, c->pid);
-		return;
-	}
-	hdr = destroy ? d.hdr : r.hdr;
-	if (hdr.pid != c->pid) {
-		lib.refused(what, from + " naming pid " + std::to_string(hdr.pid), c->pid);
-		return;
-	}
-	/* Not answered: the answer would go where the sender points it. */
-	Fd reply = std::move((*fds)[kReplyFd]);
-	if (channel_reply_check(reply.get(), c->pid, &why) != 0) {
-		lib.refused(what, why + ", " + from, c->pid);
-		return;
-	}
-	const PeerId who{ c->pid, c->peer_id };
-	if (destroy) {
-		PeerRequests::get().destroy(who, d, std::move(reply));
-		return;
-	}
-	std::vector<uint8_t> cmd;
-	if (r.kind == DVSHARE_TYPE_OBJ && r.inlen <= kCreateInline) {
-		cmd.assign(r.cmd, r.cmd + r.inlen);
-	} else if (r.kind == DVSHARE_TYPE_OBJ &&
-		   read_command((*fds)[1].get(), r.inlen, &cmd, &why) != 0) {
-		/* Answered (the request itself was well formed); refused and
-		 * counted. */
-		lib.refused(what, why + ", " + from, c->pid);
-		ReplyMsg rep{};
-		rep.hdr = mp_hdr();
-		rep.seq = r.seq;
-		rep.status = -EINVAL;
-		(void)dvs::answer(reply, rep);
-		return;
-	}
-	PeerRequests::get().create(who, r, std::move(cmd), std::move(reply));
 }
 
 bool Peers::holds(uint64_t token, pid_t pid, uid_t *uid)
@@ -771,6 +704,7 @@ void Peers::gone(Conn *c)
 			 nullptr, pid, true);
 	}
 	/* After its last requests (read above): they run first. */
+	RequestLines::get().drop(PeerId{ pid, c->peer_id });
 	PeerRequests::get().reclaim(PeerId{ pid, c->peer_id }, "");
 }
 

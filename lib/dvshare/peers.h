@@ -130,7 +130,6 @@ private:
 	bool read_channel(Conn *c, int batch = 64);
 	bool handle(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	bool hello(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
-	void request(Conn *c, const struct rte_mp_msg &m, std::vector<Fd> *fds);
 	void detached(pid_t pid, const std::string &dev);
 	void gone(Conn *c);
 	/* The death watch of peer @id (pid @pid) fired. */

@@ -423,17 +423,16 @@ using Clock = std::chrono::steady_clock;
 
 /* A peer in good standing (welcomed, attached) reading its own channel:
  * the primary's answers kept by request, revokes answered as they come
- * unless held back. Each request carries a reply socket of its own, or
- * (@shared) all carry one. */
+ * unless held back. Its requests go on one request line, or each on a
+ * line of its own (to see the primary close it). */
 struct Requester {
 	int fd = -1;
 	uint64_t token = 0;
 	uint32_t seq = 0;               /* the last request sent */
 	std::map<uint32_t, ReplyMsg> replies;
-	std::map<uint32_t, Fd> reply_rd; /* read ends not answered or closed yet */
-	std::set<uint32_t> closed;      /* closed by the primary unanswered */
-	bool shared = false;
-	Fd shared_rd, shared_wr;
+	Fd line;                        /* most requests go here */
+	std::map<uint32_t, Fd> alone;   /* lines of one request, not answered or closed yet */
+	std::set<uint32_t> closed;      /* their lines closed by the primary unanswered */
 	std::set<uint32_t> silent;      /* requests that must get no answer */
 	bool acking = true;
 	std::vector<RevokeMsg> revokes; /* not answered yet */
@@ -459,8 +458,8 @@ void ack_revokes(Requester &r)
 	r.revokes.clear();
 }
 
-/* An answer read from a reply socket: one per request, never to one
- * that had to be refused unanswered. */
+/* An answer read from a line: one per request, never to one that had to
+ * be refused unanswered. */
 uint32_t take_answer(Requester &r, const struct rte_mp_msg &m)
 {
 	ReplyMsg rep;
@@ -476,14 +475,14 @@ uint32_t take_answer(Requester &r, const struct rte_mp_msg &m)
 	return rep.seq;
 }
 
-/* Whatever the reply sockets hold, without waiting: true if anything. */
+/* Whatever the lines hold, without waiting: true if anything. */
 bool read_replies(Requester &r)
 {
 	struct rte_mp_msg m;
 	std::vector<Fd> fds;
 	bool any = false;
 
-	for (auto it = r.reply_rd.begin(); it != r.reply_rd.end();) {
+	for (auto it = r.alone.begin(); it != r.alone.end();) {
 		int rc = channel_recv(it->second.get(), &m, &fds);
 		if (rc == 0) {
 			++it;
@@ -498,9 +497,12 @@ bool read_replies(Requester &r)
 		} else {
 			fail("reading the answer to %u: %s", it->first, strerror(-rc));
 		}
-		it = r.reply_rd.erase(it);
+		it = r.alone.erase(it);
 	}
-	while (r.shared_rd.valid() && channel_recv(r.shared_rd.get(), &m, &fds) == 1) {
+	int rc;
+	while (r.line.valid() && (rc = channel_recv(r.line.get(), &m, &fds)) != 0) {
+		if (rc != 1)
+			fail("its request line: %s", strerror(-rc));
 		take_answer(r, m);
 		any = true;
 	}
@@ -519,10 +521,10 @@ bool pump(Requester &r, int timeout_ms)
 
 	if (read_replies(r))
 		return true;
-	for (const auto &[seq, rd] : r.reply_rd)
-		pfds.push_back({ rd.get(), POLLIN, 0 });
-	if (r.shared_rd.valid())
-		pfds.push_back({ r.shared_rd.get(), POLLIN, 0 });
+	for (const auto &[seq, l] : r.alone)
+		pfds.push_back({ l.get(), POLLIN, 0 });
+	if (r.line.valid())
+		pfds.push_back({ r.line.get(), POLLIN, 0 });
 	if (poll(pfds.data(), pfds.size(), timeout_ms) <= 0)
 		return false;
 	if (read_replies(r))
@@ -533,7 +535,7 @@ bool pump(Requester &r, int timeout_ms)
 	if (rc != 1)
 		fail("reading the channel: %s", strerror(-rc));
 	if (strcmp(m.name, kActReply) == 0) {
-		fail("an answer on the channel: answers go on the reply sockets");
+		fail("an answer on the channel: answers go on the request lines");
 	} else if (strcmp(m.name, kActRevoke) == 0) {
 		RevokeMsg rv;
 		if (decode_revoke(m, &rv, &why) != 0)
@@ -558,17 +560,40 @@ ReplyMsg await(Requester &r, uint32_t seq)
 
 	while (r.replies.count(seq) == 0) {
 		if (r.closed.count(seq) != 0)
-			fail("request %u: its reply socket closed unanswered", seq);
+			fail("request %u: its line closed unanswered", seq);
 		if (!pump(r, 100) && Clock::now() > deadline)
 			fail("no answer to request %u in 15 s", seq);
 	}
 	return r.replies[seq];
 }
 
-/* Send @q (its sequence number set here) with exactly @fds: a request
- * whose reply socket is what the caller says. */
+/* Hand the primary @fd as a request line, on the channel. */
+void announce(Requester &r, int fd)
+{
+	struct rte_mp_msg m;
+	LineMsg l{ mp_hdr() };
+
+	mp_pack(&m, kActLine, l);
+	m.num_fds = 1;
+	m.fds[0] = fd;
+	if (channel_send_wait(r.fd, m, 2000) != 0)
+		fail("cannot hand the primary a line");
+}
+
+/* A new request line, as a secondary makes one. */
+Fd new_line(Requester &r)
+{
+	Fd mine, theirs;
+
+	if (channel_line_pair(&mine, &theirs) != 0)
+		fail("a line's socket pair: %s", strerror(errno));
+	announce(r, theirs.get());
+	return mine;
+}
+
+/* Send @q (its sequence number set here) with @fds on @line. */
 template <typename T>
-uint32_t send_raw(Requester &r, const char *act, T q, const std::vector<int> &fds)
+uint32_t send_on(Requester &r, int line, const char *act, T q, const std::vector<int> &fds)
 {
 	struct rte_mp_msg m;
 
@@ -576,29 +601,30 @@ uint32_t send_raw(Requester &r, const char *act, T q, const std::vector<int> &fd
 	mp_pack(&m, act, q);
 	for (int f : fds)
 		m.fds[m.num_fds++] = f;
-	int rc = channel_send_wait(r.fd, m, 2000);
+	int rc = channel_send_wait(line, m, 2000);
 	if (rc != 0)
 		fail("cannot send request %u: %s", q.seq, strerror(-rc));
 	return q.seq;
 }
 
-/* Send @q with a reply socket first (its own, or the shared one) and
- * @fds after it, as a secondary does. */
+/* Send @q with @fds on its request line, as a secondary does. */
 template <typename T>
 uint32_t send_req(Requester &r, const char *act, T q, std::initializer_list<int> fds = {})
 {
-	Fd rd, wr;
+	if (!r.line.valid())
+		r.line = new_line(r);
+	return send_on(r, r.line.get(), act, q, fds);
+}
 
-	if (r.shared && !r.shared_rd.valid() && channel_reply_pair(&r.shared_rd, &r.shared_wr) != 0)
-		fail("a reply socket pair: %s", strerror(errno));
-	if (!r.shared && channel_reply_pair(&rd, &wr) != 0)
-		fail("a reply socket pair: %s", strerror(errno));
-	int reply = r.shared ? r.shared_wr.get() : wr.get();
-	std::vector<int> all{ reply };
-	all.insert(all.end(), fds.begin(), fds.end());
-	uint32_t seq = send_raw(r, act, q, all);
-	if (!r.shared)
-		r.reply_rd[seq] = std::move(rd);
+/* The same on a new line of its own, to see what the primary does with
+ * that line. */
+template <typename T>
+uint32_t send_alone(Requester &r, const char *act, T q, std::initializer_list<int> fds = {})
+{
+	Fd l = new_line(r);
+	uint32_t seq = send_on(r, l.get(), act, q, fds);
+
+	r.alone[seq] = std::move(l);
 	return seq;
 }
 
@@ -692,23 +718,20 @@ void expect(Requester &r, uint32_t seq, int status, const std::string &what, boo
 	fflush(stdout);
 }
 
-/* Requests @seqs the primary must refuse unanswered (and count). The
- * worker answers requests in order, after the channel's reader handled
- * them, and what the reader answers itself goes out before it reads on:
- * once the answer to a request sent after them is here, theirs would be
- * here too. */
+/* Requests @seqs, each sent alone, the primary must refuse unanswered
+ * (and count): it closes their lines, and never answers. */
 void unanswered(Requester &r, std::initializer_list<uint32_t> seqs, const char *what)
 {
+	auto deadline = Clock::now() + std::chrono::seconds(10);
+	auto open = [&] {
+		return std::any_of(seqs.begin(), seqs.end(),
+				   [&](uint32_t seq) { return r.closed.count(seq) == 0; });
+	};
+
 	r.silent.insert(seqs);
-	ReplyMsg rep = await(r, send_req(r, kActCreate, umem_req("probe", 0x10000, 4096)));
-	if (rep.status != -EINVAL)
-		fail("the probe after them: answered %d, not -EINVAL", rep.status);
-	/* Their reply sockets (those that carried one of this process's)
-	 * were closed unanswered by then. */
-	(void)read_replies(r);
-	for (uint32_t seq : seqs)
-		if (r.reply_rd.count(seq) != 0)
-			fail("request %u: its reply socket still open after the probe", seq);
+	while (open())
+		if (!pump(r, 100) && Clock::now() > deadline)
+			fail("requests refused unanswered: lines still open after 10 s");
 	say(what, static_cast<int>(seqs.size()));
 }
 
@@ -776,22 +799,22 @@ int requests(const char *published, uint32_t primary_umem_id)
 	expect(r, send_req(r, kActCreate, obj_req("o2"), { big.get() }), -EINVAL,
 	       "an OBJ create of 64 bytes whose memfd holds 128", true);
 
-	/* Refused by the decoder: counted, never answered. */
+	/* Refused by the decoder: counted, never answered, the line closed. */
 	Fd cmd = command_fd(pd, kCmdLen);
-	uint32_t nofd = send_req(r, kActCreate, obj_req("o3"));
-	uint32_t twofds = send_req(r, kActCreate, obj_req("o4"), { cmd.get(), cmd.get() });
-	uint32_t varfd = send_req(r, kActCreate, var_req("sim0", "o5"), { cmd.get() });
-	uint32_t kind = send_req(r, kActCreate, create_req(7, "sim0", "o6"));
-	uint32_t at0 = send_req(r, kActCreate, umem_req("o7", 0, 4096));
-	uint32_t inlinefd = send_req(r, kActCreate, inline_req("o8", pd, DVSHARE_PRM_HDR_SIZE),
+	uint32_t nofd = send_alone(r, kActCreate, obj_req("o3"));
+	uint32_t twofds = send_alone(r, kActCreate, obj_req("o4"), { cmd.get(), cmd.get() });
+	uint32_t varfd = send_alone(r, kActCreate, var_req("sim0", "o5"), { cmd.get() });
+	uint32_t kind = send_alone(r, kActCreate, create_req(7, "sim0", "o6"));
+	uint32_t at0 = send_alone(r, kActCreate, umem_req("o7", 0, 4096));
+	uint32_t inlinefd = send_alone(r, kActCreate, inline_req("o8", pd, DVSHARE_PRM_HDR_SIZE),
 				     { cmd.get() });
-	uint32_t tiny = send_req(r, kActCreate, inline_req("o9", pd, 8));
+	uint32_t tiny = send_alone(r, kActCreate, inline_req("o9", pd, 8));
 	unanswered(r, { nofd, twofds, varfd, kind, at0, inlinefd, tiny },
 		   "creates the decoder refuses: an OBJ without its fd, one with two, a VAR with "
 		   "one, kind 7, a UMEM at 0, a command in the request with an fd too, one of 8 "
 		   "bytes");
 
-	/* In another's name, on its own channel: counted, never answered. */
+	/* In another's name, on its own line: counted, never answered. */
 	pid_t prim = primary_pid();
 	if (prim <= 0)
 		fail("no primary pid in %s/dvshare_primary", rt.c_str());
@@ -800,24 +823,30 @@ int requests(const char *published, uint32_t primary_umem_id)
 	as_init.hdr.pid = 1;
 	DestroyReq kill_as_prim = destroy_req("sim0", published, 1000);
 	kill_as_prim.hdr.pid = prim;
-	unanswered(r, { send_req(r, kActCreate, as_prim), send_req(r, kActCreate, as_init),
-			send_req(r, kActDestroy, kill_as_prim) },
+	unanswered(r, { send_alone(r, kActCreate, as_prim), send_alone(r, kActCreate, as_init),
+			send_alone(r, kActDestroy, kill_as_prim) },
 		   "requests naming another pid: creates as the primary and as pid 1, a destroy "
 		   "as the primary");
 
-	/* Answers that would go elsewhere than to a reply socket it made:
+	/* Lines that would take answers elsewhere than to a socket it made:
 	 * a pipe, a stream socket, its connection to the primary itself
-	 * (whose far end is the primary's). Counted, never answered. */
+	 * (whose far end is the primary's). Counted, never written to. */
 	int pp[2], sp[2];
 	Fd to_primary(unix_to(SOCK_SEQPACKET, rt + "/dvshare_channel"));
 	if (pipe2(pp, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0 ||
 	    !to_primary.valid())
 		fail("pipes and sockets: %s", strerror(errno));
-	unanswered(r, { send_raw(r, kActCreate, var_req("sim0", "rp1"), { pp[1] }),
-			send_raw(r, kActCreate, var_req("sim0", "rp2"), { sp[1] }),
-			send_raw(r, kActDestroy, destroy_req("sim0", "rp3", 1000),
-				 { to_primary.get() }) },
-		   "requests whose reply fd is a pipe, a stream socket, a socket to the primary");
+	announce(r, pp[1]);
+	announce(r, sp[1]);
+	announce(r, to_primary.get());
+	/* The channel is read in order: once a line sent after them is
+	 * served, they were handled. */
+	expect(r, send_alone(r, kActDestroy, destroy_req("sim0", "nope", 1000)), -ENOENT,
+	       "a request on a line announced after them");
+	struct pollfd pp0 = { pp[0], POLLIN, 0 };
+	if (poll(&pp0, 1, 0) != 0)
+		fail("the primary wrote to a pipe given as a line");
+	say("lines that are a pipe, a stream socket, a socket to the primary", 3);
 	for (int f : { pp[0], pp[1], sp[0], sp[1] })
 		close(f);
 	to_primary.reset();
@@ -825,10 +854,10 @@ int requests(const char *published, uint32_t primary_umem_id)
 	/* A caller that gives up (shuts its reply socket before the answer
 	 * comes): what was made for it is destroyed, not left behind. */
 	{
-		Fd rd, wr;
-		if (channel_reply_pair(&rd, &wr) != 0 || shutdown(rd.get(), SHUT_RD) != 0)
-			fail("a reply socket pair: %s", strerror(errno));
-		(void)send_raw(r, kActCreate, var_req("sim0", "gaveup"), { wr.get() });
+		Fd gave_up = new_line(r);
+		if (shutdown(gave_up.get(), SHUT_RD) != 0)
+			fail("shutdown: %s", strerror(errno));
+		(void)send_on(r, gave_up.get(), kActCreate, var_req("sim0", "gaveup"), {});
 		auto until = Clock::now() + std::chrono::seconds(10);
 		int st;
 		while ((st = await(r, send_req(r, kActCreate, var_req("sim0", "gaveup"))).status) ==
@@ -841,6 +870,54 @@ int requests(const char *published, uint32_t primary_umem_id)
 		expect(r, send_req(r, kActDestroy, destroy_req("sim0", "gaveup", 1000)), 0,
 		       "a VAR made for a caller that gave up, destroyed by the primary, made again "
 		       "and destroyed");
+	}
+
+	/* At most kLinesPerPeer lines: past them a line is answered once
+	 * (-EMFILE, sequence 0) and closed, counted. Each line is asked a
+	 * destroy of nothing: a line taken answers it. */
+	{
+		constexpr int kTries = 20;
+		std::vector<Fd> extra;
+		std::vector<uint32_t> seqs;
+		int taken = 0, refused = 0;
+		for (int i = 0; i < kTries; i++)
+			extra.push_back(new_line(r));
+		for (Fd &l : extra) {
+			struct rte_mp_msg m;
+			DestroyReq d = destroy_req("sim0", "nope", 1000);
+			d.seq = ++r.seq;
+			mp_pack(&m, kActDestroy, d);
+			(void)channel_send_wait(l.get(), m, 2000); /* EPIPE once refused */
+			seqs.push_back(d.seq);
+		}
+		for (size_t i = 0; i < extra.size(); i++) {
+			struct rte_mp_msg m;
+			std::vector<Fd> fds;
+			ReplyMsg rep;
+			std::string why;
+			int rc = channel_recv_wait(extra[i].get(), &m, &fds, 5000);
+			/* Closed with its request unread: the kernel says so
+			 * first, then gives what was sent before. */
+			if (rc == -ECONNRESET)
+				rc = channel_recv_wait(extra[i].get(), &m, &fds, 5000);
+			if (rc != 1 || decode_reply(m, &rep, &why) != 0)
+				fail("line %zu of %d: no answer and no refusal (%s)", i, kTries,
+				     rc != 1 ? strerror(-rc) : why.c_str());
+			if (rep.seq == seqs[i] && rep.status == -ENOENT) {
+				taken++;
+				continue;
+			}
+			if (rep.seq != 0 || rep.status != -EMFILE)
+				fail("line %zu: answered %u %d, not a refusal", i, rep.seq, rep.status);
+			rc = channel_recv_wait(extra[i].get(), &m, &fds, 5000);
+			if (rc != -EPIPE && rc != -ECONNRESET)
+				fail("line %zu: refused but not closed (%d)", i, rc);
+			refused++;
+		}
+		if (taken > static_cast<int>(kLinesPerPeer) - 1 || taken + refused != kTries)
+			fail("%d more lines: %d taken beside its first, %d refused", kTries, taken,
+			     refused);
+		say("lines past 16: -EMFILE, closed, counted", refused);
 	}
 
 	/* Well formed, refused by what they ask: answered, not counted. */
@@ -957,10 +1034,10 @@ int requests(const char *published, uint32_t primary_umem_id)
 /* A real peer sending @n creates without reading a thing: UMEMs out of
  * DPDK memory (cheap for the worker to refuse) or, with @pipes, OBJs
  * whose command is in a pipe (refused by the channel's reader itself).
- * All carry one reply socket, which it does not read either. The primary
- * admits at most 16 under way and answers more -EAGAIN; what the
- * kernel's queue of that socket cannot take is dropped (counted), and
- * the primary keeps nothing of it. Told on stdin, it reads at last:
+ * All go on one request line, which it does not read either. The primary
+ * reads and answers them one at a time (-EINVAL: refused by what they
+ * ask); what the kernel's queue of that line cannot take is dropped
+ * (counted), and the primary keeps nothing of it. Told on stdin, it reads at last:
  * each request answered once at most; "forged" = the -EAGAIN ones, the
  * unanswered ones, and with @pipes the -EINVAL ones (counted too). */
 int request_flood(int n, bool pipes)
@@ -970,7 +1047,6 @@ int request_flood(int n, bool pipes)
 
 	join(r);
 	attach(r);
-	r.shared = true;
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		fail("pipe: %s", strerror(errno));
 	for (int i = 0; i < n; i++)
@@ -998,7 +1074,7 @@ int request_flood(int n, bool pipes)
 	if (pipes)
 		say("requests answered -EINVAL, their command not in a memfd", refused);
 	say("requests answered -EAGAIN, too many under way", busy);
-	say("requests dropped unanswered, its reply socket full", dropped);
+	say("requests dropped unanswered, its line full", dropped);
 	return 0;
 }
 

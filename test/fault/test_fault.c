@@ -1209,12 +1209,12 @@ static void test_hostile_requests(void)
 
 /* A real peer sends 1000 creates and reads nothing (test/fault/hostile
  * request-flood; @how: NULL for UMEMs out of DPDK memory, "pipe" for OBJs
- * whose command is in a pipe), all with one reply socket it does not read
- * either. The primary runs 16 of its requests at most, answers more
- * -EAGAIN, and keeps no answer: what the reply socket cannot take is
- * dropped and counted; its channel holds only the events it does not
- * read, up to the channel's bound. A real secondary's create meanwhile
- * waits behind 16 requests at most. Told to read at last, the hostile
+ * whose command is in a pipe), all on one request line it does not read
+ * either. The primary reads them one at a time (one per line per turn)
+ * and keeps no answer: what the line cannot take is dropped and counted;
+ * its channel holds only the events it does not read, up to the
+ * channel's bound. A real secondary's create meanwhile waits behind one
+ * of its requests per turn. Told to read at last, the hostile
  * counts what it got: each request answered once or dropped, every
  * refusal counted. */
 static void flood_requests(const char *tag, const char *how)
@@ -1226,6 +1226,10 @@ static void flood_requests(const char *tag, const char *how)
 
 	published_with(&s, tag, p, 1);
 	a = p[0];
+	/* Its request line stays open from its first request on: counted in
+	 * the primary's fds before the flood. */
+	OK(a, "create " DEV " var w");
+	OK(a, "destroy " DEV " w 2000");
 	long r0 = mp_refused(&s.prim), fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
 	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "request-flood", "1000", how), 0);
 	h.tag = "flooded ";
@@ -1273,8 +1277,8 @@ static void test_request_flood(void)
 	flood_requests("rflood", NULL);
 }
 
-/* The same with commands the channel's reader refuses itself (not in a
- * memfd): answered there, they must be bounded all the same. */
+/* The same with commands the request thread refuses before the create
+ * (not in a memfd): answered there, they must be bounded all the same. */
 static void test_request_flood_bad_commands(void)
 {
 	flood_requests("rfloodp", "pipe");

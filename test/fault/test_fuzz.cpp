@@ -133,7 +133,10 @@ void test_fuzz_messages()
 	fuzz_msg(kActEvent, ev, 0, decode_event, n);
 	fuzz_msg(kActRevoke, rv, 0, decode_revoke, n);
 	fuzz_msg(kActRevokeAck, ack, 0, decode_revoke_ack, n);
-	/* A secondary's requests and the primary's answer (protocol 7). */
+	/* A secondary's line, its requests and the primary's answer
+	 * (protocol 8). */
+	LineMsg ln{ h };
+	fuzz_msg(kActLine, ln, 1, decode_line, n);
 	CreateReq cr{};
 	cr.hdr = h;
 	cr.seq = 1;
@@ -149,9 +152,9 @@ void test_fuzz_messages()
 	ReplyMsg rp{};
 	rp.hdr = h;
 	rp.status = -EPERM;
-	/* Each with its reply socket; the OBJ's long command in a second fd. */
-	fuzz_msg(kActCreate, cr, 2, decode_create, n);
-	fuzz_msg(kActDestroy, dr, 1, decode_destroy, n);
+	/* On the line, no fd but the OBJ's long command. */
+	fuzz_msg(kActCreate, cr, 1, decode_create, n);
+	fuzz_msg(kActDestroy, dr, 0, decode_destroy, n);
 	fuzz_msg(kActReply, rp, 0, decode_reply, n);
 	/* An accepted create is one the primary can act on as it stands: a
 	 * known kind, terminated names, a command within bounds in exactly
@@ -165,7 +168,7 @@ void test_fuzz_messages()
 		cr.addr = 0x200000000000;
 		cr.size = 4096;
 		mp_pack(&m, kActCreate, cr);
-		m.num_fds = cr.kind == DVSHARE_TYPE_OBJ ? 2 : 1;
+		m.num_fds = cr.kind == DVSHARE_TYPE_OBJ ? 1 : 0;
 		mutate(m.param, sizeof(cr));
 		if (rnd(8) == 0)
 			m.num_fds = static_cast<int>(rnd(4));
@@ -175,7 +178,7 @@ void test_fuzz_messages()
 		CU_ASSERT_FATAL(memchr(out.name, 0, sizeof(out.name)) != nullptr && out.name[0] != 0);
 		CU_ASSERT_FATAL(memchr(out.ibdev, 0, sizeof(out.ibdev)) != nullptr);
 		CU_ASSERT_FATAL(m.num_fds ==
-				1 + (out.kind == DVSHARE_TYPE_OBJ && out.inlen > kCreateInline ? 1 : 0));
+				(out.kind == DVSHARE_TYPE_OBJ && out.inlen > kCreateInline ? 1 : 0));
 		if (out.kind == DVSHARE_TYPE_OBJ)
 			CU_ASSERT_FATAL(out.inlen >= DVSHARE_PRM_HDR_SIZE && out.inlen <= kCreateInMax &&
 					out.outlen <= kCreateInMax);

@@ -349,10 +349,10 @@ void test_create_request()
 	strcpy(c.name, "c0");
 	c.inlen = 64;
 	c.outlen = 16;
-	/* @fds beside the reply socket every request carries first. */
+	/* On its line, a request carries @fds: none but a long command's. */
 	auto decode = [&](int fds) {
 		mp_pack(&m, kActCreate, c);
-		m.num_fds = 1 + fds;
+		m.num_fds = fds;
 		return decode_create(m, &out, &why);
 	};
 	CU_ASSERT_EQUAL(decode(1), 0);
@@ -375,7 +375,6 @@ void test_create_request()
 	c.kind = DVSHARE_TYPE_VAR;
 	CU_ASSERT_EQUAL(decode(0), 0);
 	CU_ASSERT_EQUAL(decode(1), -EBADMSG); /* no fd with a VAR */
-	CU_ASSERT_EQUAL(decode(-1), -EBADMSG); /* nor without its reply socket */
 	c.kind = DVSHARE_TYPE_UMEM;
 	c.addr = UINT64_MAX - 10;
 	c.size = 4096; /* wraps */
@@ -422,9 +421,18 @@ void test_create_request()
 	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), -EBADMSG); /* no name */
 	strcpy(d.name, "c0");
 	mp_pack(&m, kActDestroy, d);
-	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), -EBADMSG); /* no reply socket */
-	m.num_fds = 1;
 	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), 0);
+	m.num_fds = 1;
+	CU_ASSERT_EQUAL(decode_destroy(m, &dout, &why), -EBADMSG); /* no fd on a line */
+
+	/* A line: the header and exactly the line's fd. */
+	LineMsg ln{ mp_hdr() }, lout;
+	mp_pack(&m, kActLine, ln);
+	CU_ASSERT_EQUAL(decode_line(m, &lout, &why), -EBADMSG);
+	m.num_fds = 1;
+	CU_ASSERT_EQUAL(decode_line(m, &lout, &why), 0);
+	m.num_fds = 2;
+	CU_ASSERT_EQUAL(decode_line(m, &lout, &why), -EBADMSG);
 
 	ReplyMsg r{}, rout;
 	r.hdr = mp_hdr();
