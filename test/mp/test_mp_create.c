@@ -460,10 +460,10 @@ static void test_create_publishes_once(void)
 	scene_end(&s);
 }
 
-/* A VAR a secondary asks for is made by the primary's channel reader at
- * once, not queued behind the DEVX creates of its create thread: with
- * that thread held 1 s in an OBJ create (DVSHARE_FAULT=primary-create:
- * stall), another secondary's VAR is answered meanwhile. */
+/* A create that blocks in the primary (a NIC's firmware command) holds
+ * one of its two request threads, not every request line: with one held
+ * 1 s in an OBJ create (DVSHARE_FAULT=primary-create: stall), another
+ * secondary's VAR is answered meanwhile. */
 static void test_var_create_not_queued(void)
 {
 	struct scene s;
@@ -482,15 +482,15 @@ static void test_var_create_not_queued(void)
 	b = secondary(&s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	/* The first create to reach the fault point holds there 1 s; a VAR
-	 * never goes by it on the create thread. */
+	/* The first create to reach the fault point holds there 1 s (only
+	 * the first: the VAR goes by it on the other thread). */
 	CU_ASSERT_EQUAL(peer_send(a, "create %s flowcounter held", dev0), 0);
 	usleep(200 * 1000);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	OK(b, "create %s var quick", dev0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	printf("%s: the VAR took %.1f ms while the create thread was held\n", __func__, ms);
+	printf("%s: the VAR took %.1f ms while a request thread was held\n", __func__, ms);
 	CU_ASSERT_FALSE(peer_said(a)); /* the counter is still held */
 	CU_ASSERT(ms < 500);
 	CU_ASSERT_EQUAL_FATAL(peer_read(a, MP_TIMEOUT_MS), 0);
