@@ -78,10 +78,10 @@ static double create_one(struct dvshare_dev *dev, int var, int i)
 static double ping(void);
 
 /* p50 and p90 (us) of @n creates of one kind. 0, or -1. With @pings (a
- * secondary), a ping-pong follows each destroy, as a round trip and a
- * ping follow each counter: the next create then does not start while
- * the destroy's last steps (the unmapping and acks behind its answer)
- * still run on the same cores. */
+ * secondary), a round trip and a ping-pong follow each destroy, as they
+ * follow each counter in bench_create_role(): the next create then does
+ * not start while the destroy's last steps (the unmapping and acks
+ * behind its answer) still run on the same cores. */
 static int time_creates(struct dvshare_dev *dev, int var, int n, int pings, double *p50,
 			double *p90)
 {
@@ -91,7 +91,10 @@ static int time_creates(struct dvshare_dev *dev, int var, int n, int pings, doub
 		return -1;
 	for (int i = 0; i < n; i++) {
 		t[i] = create_one(dev, var, i);
-		if (t[i] < 0 || (pings && ping() < 0)) {
+		if (t[i] < 0 ||
+		    (pings && (dvshare_destroy(dev, "bench-no-such-object", BENCH_TIMEOUT_MS) !=
+				       -ENOENT ||
+			       ping() < 0))) {
 			free(t);
 			return -1;
 		}
