@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* dvshare between processes: everything on each secondary's channel
- * (protocol in ipc_proto.h, doc/protocol.md); nothing over rte_mp. */
+/* dvshare between processes: everything on each secondary's channel and
+ * its request lines (protocol in ipc_proto.h, doc/protocol.md); nothing
+ * over rte_mp. */
 #ifndef DVS_IPC_H
 #define DVS_IPC_H
 

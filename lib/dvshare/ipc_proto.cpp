@@ -279,14 +279,14 @@ namespace dvs {
 
 namespace {
 
-/* A device and an object name: both terminated, neither empty. */
-/* The fds a create of this shape carries. */
-/* The reply socket, and a long command's memfd. */
+/* The fds a create of this shape carries on its line: a long command's
+ * memfd. */
 int create_fds(const CreateReq &c)
 {
 	return c.kind == DVSHARE_TYPE_OBJ && c.inlen > kCreateInline ? 1 : 0;
 }
 
+/* A device and an object name: both terminated, neither empty. */
 bool names_ok(const char *ibdev, size_t ni, const char *name, size_t nn)
 {
 	return terminated(ibdev, ni) && ibdev[0] != '\0' && terminated(name, nn) &&

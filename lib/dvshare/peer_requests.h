@@ -153,8 +153,8 @@ private:
 	bool started_ = false;
 };
 
-/* The primary's answer to a request, on its reply socket, without
- * blocking: 0, or -errno (-EPIPE: the caller gave up or is gone). */
+/* The primary's answer to a request, on its line, without blocking: 0,
+ * or -errno (-EPIPE: the caller gave up or is gone). */
 int answer(const Fd &reply, const ReplyMsg &rep);
 
 } // namespace dvs

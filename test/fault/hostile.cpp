@@ -851,8 +851,8 @@ int requests(const char *published, uint32_t primary_umem_id)
 		close(f);
 	to_primary.reset();
 
-	/* A caller that gives up (shuts its reply socket before the answer
-	 * comes): what was made for it is destroyed, not left behind. */
+	/* A caller that gives up (shuts its line before the answer comes):
+	 * what was made for it is destroyed, not left behind. */
 	{
 		Fd gave_up = new_line(r);
 		if (shutdown(gave_up.get(), SHUT_RD) != 0)
