@@ -1023,6 +1023,19 @@ int requests(const char *published, uint32_t primary_umem_id)
 
 	/* One it owns, and dies holding. */
 	expect(r, send_req(r, kActCreate, var_req("sim0", "hv")), 0, "a VAR hv of its own");
+	/* A child holds its request line past its death: the primary closes
+	 * its end then (a line speaks for its peer only), which the child
+	 * tells with "holder closed", or "holder open" after 20 s. */
+	pid_t holder = fork();
+	if (holder < 0)
+		fail("fork: %s", strerror(errno));
+	if (holder == 0) {
+		struct pollfd pl = { r.line.get(), POLLIN, 0 };
+		int n = poll(&pl, 1, 20000);
+		printf("holder %s\n", n == 1 ? "closed" : "open");
+		fflush(stdout);
+		_exit(0);
+	}
 	printf("hostile: holding hv; dying (_exit, no goodbye) on a line on stdin\nforged %d\n",
 	       forged);
 	fflush(stdout);

@@ -1186,6 +1186,11 @@ static void test_hostile_requests(void)
 	/* It dies (no goodbye) owning hv: reclaimed, with nobody asking. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CU_ASSERT_EQUAL(peer_send(&h, "die"), 0);
+	/* Its request line, which a child of it still holds, is closed by
+	 * the primary once it is gone. */
+	h.tag = "holder ";
+	CU_ASSERT_EQUAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_STRING_EQUAL(h.last, "closed");
 	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 0);
 	const char *r = "";
 	for (int i = 0; i < 500; i++, usleep(10000))
