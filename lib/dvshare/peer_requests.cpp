@@ -137,6 +137,7 @@ bool PeerRequests::create(const PeerId &who, const CreateReq &req, std::vector<u
 	if (ok <= 0)
 		return ok == 0;
 	Job j(Kind::Create, who, req.ibdev);
+	j.counted = true;
 	j.create = req;
 	j.cmd = std::move(cmd);
 	j.reply = std::move(reply);
@@ -151,6 +152,7 @@ bool PeerRequests::destroy(const PeerId &who, const DestroyReq &req,
 	if (ok <= 0)
 		return ok == 0;
 	Job j(Kind::Destroy, who, req.ibdev);
+	j.counted = true;
 	j.destroy = req;
 	j.reply = std::move(reply);
 	std::lock_guard<std::mutex> lock(mu_);
@@ -170,7 +172,8 @@ void PeerRequests::undo_create(const PeerId &who, const CreateReq &req)
 	memcpy(j.destroy.ibdev, req.ibdev, sizeof(j.destroy.ibdev));
 	memcpy(j.destroy.name, req.name, sizeof(j.destroy.name));
 	std::lock_guard<std::mutex> lock(mu_);
-	per_peer_[who]++; /* done() counts it off like the peer's own */
+	per_peer_[who]++; /* settled() counts it off like the peer's own */
+	j.counted = true;
 	queue_work_locked(std::move(j));
 }
 
@@ -312,15 +315,22 @@ int PeerRequests::run_one(const Job &j)
 	return rc;
 }
 
+void PeerRequests::settled(const Job &j)
+{
+	std::lock_guard<std::mutex> lock(mu_);
+
+	if (!j.counted)
+		return;
+	j.counted = false;
+	if (--per_peer_[j.who] == 0)
+		per_peer_.erase(j.who);
+}
+
 void PeerRequests::done(const Job &j, int status)
 {
 	if (j.kind == Kind::Reclaim)
 		return;
-	{
-		std::lock_guard<std::mutex> lock(mu_);
-		if (--per_peer_[j.who] == 0)
-			per_peer_.erase(j.who);
-	}
+	settled(j); /* if no answer went out */
 	/* Each failure spends the peer's log budget (a detach does not
 	 * give it back); once spent, that is said once. A destroy of a name
 	 * that is not there is an answer, logged nowhere: it spends nothing
@@ -342,6 +352,7 @@ int PeerRequests::run_create(const Job &j)
 	rep.hdr = mp_hdr();
 	rep.seq = j.create.seq;
 	rep.status = do_create(j, &rep);
+	settled(j);
 	if (deliver(j.who, j.reply, rep) != 0 && rep.status == 0) {
 		/* Its caller gave up (shut its end first, so nothing it could
 		 * still read was sent) or is gone: it was told it failed. */
@@ -448,6 +459,7 @@ int PeerRequests::run_destroy(const Job &j)
 	else
 		rep.status = d->destroy(r.name, std::min(r.timeout_ms, kDestroyTimeoutMaxMs),
 					j.any_owner ? nullptr : &j.who);
+	settled(j);
 	if (j.reply != nullptr)
 		(void)deliver(j.who, j.reply, rep);
 	return rep.status;

@@ -106,6 +106,8 @@ private:
 		std::shared_ptr<const Fd> reply;
 		/* Destroy: whoever owns it (a persistent create undone). */
 		bool any_owner = false;
+		/* Counted in per_peer_ until settled() (before its answer). */
+		mutable bool counted = false;
 	};
 	using Clock = std::chrono::steady_clock;
 	/* What a reclaim left of @who's on one device. */
@@ -132,6 +134,10 @@ private:
 	 * orphan retry now due: false if none. */
 	bool next_work_locked(Job *j);
 	int run_one(const Job &j);
+	/* @j is no longer under way: its peer may send the next request.
+	 * Before the answer goes out (the peer's next request may come at
+	 * once on the same line), and at the latest in done(). */
+	void settled(const Job &j);
 	void done(const Job &j, int status);
 	int run_create(const Job &j);
 	int do_create(const Job &j, ReplyMsg *rep);

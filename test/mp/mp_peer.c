@@ -224,6 +224,73 @@ static void cmd_ring(struct dvshare_dev *d, const char *name, unsigned int off,
 	reply("ok");
 }
 
+/* Requests from many threads at once. "parallel DEV PREFIX N": N
+ * threads, each making a flow counter PREFIX<i>, letting go of it and
+ * destroying it; answers how many saw both succeed. "pardestroy DEV
+ * PREFIX N MS": N threads, each destroying PREFIX<i> with a timeout of
+ * MS; answers how many got 0, EBUSY, EAGAIN and anything else. In a
+ * secondary, threads past its request lines (16) wait for one. */
+struct par_arg {
+	struct dvshare_dev *d;
+	char name[64];
+	unsigned int timeout_ms; /* 0: create, then destroy */
+	int rc;
+};
+
+static void *par_one(void *p)
+{
+	struct par_arg *a = p;
+	uint8_t in[DVSHARE_PRM_FLOW_COUNTER_ALLOC_SIZE], out[DVSHARE_PRM_HDR_SIZE];
+	size_t len = dvshare_prm_alloc_flow_counter(in, 0);
+
+	if (a->timeout_ms != 0) {
+		a->rc = dvshare_destroy(a->d, a->name, a->timeout_ms);
+		return NULL;
+	}
+	struct dvshare_obj *o = dvshare_obj_create(a->d, a->name, in, len, out, sizeof(out));
+	if (o == NULL) {
+		a->rc = -rte_errno;
+		return NULL;
+	}
+	dvshare_obj_release(o);
+	a->rc = dvshare_destroy(a->d, a->name, 5000);
+	return NULL;
+}
+
+static void cmd_parallel(struct dvshare_dev *d, const char *prefix, unsigned int n,
+			 unsigned int timeout_ms)
+{
+	struct par_arg a[64];
+	pthread_t th[64];
+	unsigned int started = 0, ok = 0, busy = 0, again = 0, other = 0;
+
+	if (n > 64)
+		n = 64;
+	for (unsigned int i = 0; i < n; i++) {
+		a[i].d = d;
+		a[i].timeout_ms = timeout_ms;
+		a[i].rc = -ECHILD; /* no thread ran it */
+		snprintf(a[i].name, sizeof(a[i].name), "%s%u", prefix, i);
+		if (pthread_create(&th[i], NULL, par_one, &a[i]) != 0)
+			break;
+		started++;
+	}
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		ok += a[i].rc == 0;
+		busy += a[i].rc == -EBUSY;
+		again += a[i].rc == -EAGAIN;
+		other += a[i].rc != 0 && a[i].rc != -EBUSY && a[i].rc != -EAGAIN;
+		if (a[i].rc != 0 && timeout_ms == 0)
+			fprintf(stderr, "parallel: %s: %s\n", a[i].name, strerror(-a[i].rc));
+	}
+	if (timeout_ms == 0)
+		reply("ok %u", ok);
+	else
+		reply("ok %u %u %u %u", ok, busy, again, other);
+}
+
 /* Lookups racing revokes: threads of this process look up names
  * <prefix>0..<prefix>N-1 (even: VARs, rung; odd: flow counters, read) and
  * release them in a loop, while the test destroys and re-publishes them.
@@ -956,6 +1023,12 @@ static int run(char *line)
 			return reply_err("getmeta"), 0;
 		t[n] = '\0';
 		reply("ok %s", t);
+	} else if (sscanf(line, "parallel %255s %255s %u", a, b, &x) == 3) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_parallel(d, b, x, 0);
+	} else if (sscanf(line, "pardestroy %255s %255s %u %u", a, b, &x, &y) == 4) {
+		if ((d = dev_of(a)) != NULL)
+			cmd_parallel(d, b, x, y != 0 ? y : 1);
 	} else if (sscanf(line, "hammerstart %255s %255s %u", a, b, &x) == 3) {
 		if ((d = dev_of(a)) != NULL)
 			cmd_hammer_start(d, b, x);

@@ -536,6 +536,46 @@ static void test_failing_requests_log_quietly(void)
 	unlink(path);
 }
 
+/* More threads asking at once than a process has request lines (16).
+ * Creates: every one answered, and neither process holds more than 16
+ * lines for it. Destroys held up by a SIGSTOPped secondary (100 ms each,
+ * one at a time in the primary): 16 threads hold the 16 lines and wait,
+ * the other 8 wait for a line, not refused; all 24 end EBUSY, none
+ * EAGAIN (the primary's 16 under way are never passed), and the
+ * secondary holds exactly 16 lines. */
+static void test_requests_from_many_threads(void)
+{
+	struct scene s;
+	struct peer *a, *b;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(mp_scene_start(&s, "manythr", NULL), 0);
+	OK(&s.prim, "open %s", dev0);
+	a = secondary(&s);
+	b = secondary(&s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	long pf0 = ok_num(peer_cmd(&s.prim, "fdcount")), af0 = ok_num(peer_cmd(a, "fdcount"));
+	REPLY_IS(a, "ok 24", "parallel %s par 24", dev0);
+	long pf = ok_num(peer_cmd(&s.prim, "fdcount")), af = ok_num(peer_cmd(a, "fdcount"));
+	printf("%s: 24 creating threads: +%ld fds in the secondary, +%ld in the primary\n",
+	       __func__, af - af0, pf - pf0);
+	CU_ASSERT(af - af0 >= 1 && af - af0 <= 16);
+	CU_ASSERT(pf - pf0 >= 1 && pf - pf0 <= 16);
+	for (int i = 0; i < 24; i++)
+		OK(a, "create %s flowcounter pd%d", dev0, i);
+	kill(b->pid, SIGSTOP);
+	REPLY_IS(a, "ok 0 24 0 0", "pardestroy %s pd 24 100", dev0);
+	kill(b->pid, SIGCONT);
+	af = ok_num(peer_cmd(a, "fdcount"));
+	pf = ok_num(peer_cmd(&s.prim, "fdcount"));
+	printf("%s: 24 held destroys: +%ld fds in the secondary, +%ld in the primary\n", __func__,
+	       af - af0, pf - pf0);
+	CU_ASSERT_EQUAL(af - af0, 16);
+	CU_ASSERT(pf - pf0 >= 16 && pf - pf0 <= 17);
+	scene_end(&s);
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_secondary_creates),
 	DVS_TEST(test_queue_on_anothers_key),
@@ -547,6 +587,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_failing_requests_log_quietly),
 	DVS_TEST(test_create_publishes_once),
 	DVS_TEST(test_var_create_not_queued),
+	DVS_TEST(test_requests_from_many_threads),
 	DVS_TEST_END,
 };
 
