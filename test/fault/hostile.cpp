@@ -269,6 +269,21 @@ int forge(pid_t victim)
 	return 0;
 }
 
+/* Entries of the directory @path (fds, threads of a process in /proc),
+ * or -1. */
+int count_dir(const std::string &path)
+{
+	DIR *d = opendir(path.c_str());
+	int n = 0;
+
+	if (d == nullptr)
+		return -1;
+	while (struct dirent *e = readdir(d))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 /* The sockets DPDK's secondary @pid receives rte_mp on. */
 std::vector<std::string> sockets_of(pid_t pid)
 {
@@ -872,11 +887,37 @@ int requests(const char *published, uint32_t primary_umem_id)
 		       "and destroyed");
 	}
 
+	/* A line handed over twice: two registrations of one socket (both
+	 * count towards its 16), and a request on it answered once. */
+	{
+		Fd twice, theirs;
+		if (channel_line_pair(&twice, &theirs) != 0)
+			fail("a line's socket pair: %s", strerror(errno));
+		announce(r, theirs.get());
+		announce(r, theirs.get());
+		theirs.reset();
+		Fd keep(dup(twice.get()));
+		uint32_t seq = send_on(r, twice.get(), kActDestroy, destroy_req("sim0", "nope", 1000),
+				       {});
+		r.alone[seq] = std::move(twice);
+		expect(r, seq, -ENOENT, "a request on a line handed over twice");
+		struct rte_mp_msg m;
+		std::vector<Fd> fds;
+		if (channel_recv_wait(keep.get(), &m, &fds, 300) != -ETIMEDOUT)
+			fail("a request on a line handed over twice: answered twice");
+	}
+
 	/* At most kLinesPerPeer lines: past them a line is answered once
 	 * (-EMFILE, sequence 0) and closed, counted. Each line is asked a
-	 * destroy of nothing: a line taken answers it. */
+	 * destroy of nothing: a line taken answers it. The primary's fds and
+	 * threads (/proc, same uid) grow by its 16 lines at most, and come
+	 * back once they are closed. */
 	{
-		constexpr int kTries = 20;
+		constexpr int kTries = 200;
+		const pid_t prim = primary_pid();
+		const std::string pfd = "/proc/" + std::to_string(prim) + "/fd";
+		const std::string ptask = "/proc/" + std::to_string(prim) + "/task";
+		const int fds0 = count_dir(pfd), threads0 = count_dir(ptask);
 		std::vector<Fd> extra;
 		std::vector<uint32_t> seqs;
 		int taken = 0, refused = 0;
@@ -917,6 +958,17 @@ int requests(const char *published, uint32_t primary_umem_id)
 		if (taken > static_cast<int>(kLinesPerPeer) - 1 || taken + refused != kTries)
 			fail("%d more lines: %d taken beside its first, %d refused", kTries, taken,
 			     refused);
+		const int fds1 = count_dir(pfd), threads1 = count_dir(ptask);
+		extra.clear();
+		int fds2 = count_dir(pfd);
+		for (int i = 0; i < 300 && fds2 > fds0; i++, usleep(10000))
+			fds2 = count_dir(pfd);
+		printf("hostile: %d more lines: primary fds %d -> %d with %d taken -> %d once "
+		       "closed; threads %d -> %d\n", kTries, fds0, fds1, taken, fds2, threads0,
+		       threads1);
+		if (fds1 > fds0 + taken || fds2 > fds0 || threads1 != threads0)
+			fail("the primary kept what it refused: fds %d -> %d -> %d, threads %d -> %d",
+			     fds0, fds1, fds2, threads0, threads1);
 		say("lines past 16: -EMFILE, closed, counted", refused);
 	}
 
