@@ -71,6 +71,16 @@ int answer(const Fd &reply, const ReplyMsg &rep)
 	return rc;
 }
 
+int answer_status(const Fd &reply, uint32_t seq, int status)
+{
+	ReplyMsg rep{};
+
+	rep.hdr = mp_hdr();
+	rep.seq = seq;
+	rep.status = status;
+	return answer(reply, rep);
+}
+
 bool PeerRequests::answerable(pid_t pid)
 {
 	if (Peers::get().backlog(pid) < Peers::kQueueMax)
@@ -96,17 +106,13 @@ int PeerRequests::admit(const PeerId &who, uint32_t seq, const Fd &reply)
 	}
 	Library::get().refused("request", "pid " + std::to_string(who.pid) + " has " +
 						  std::to_string(kPerPeer) + " under way already", who.pid);
-	ReplyMsg rep{};
-	rep.hdr = mp_hdr();
-	rep.seq = seq;
-	rep.status = -EAGAIN;
-	(void)answer(reply, rep);
+	(void)answer_status(reply, seq, -EAGAIN);
 	return 0;
 }
 
-/* The pool, at the first destroy or reclaim: detached, its threads live
- * as long as the process, like this object. A thread that cannot be had
- * now is tried again at the next job; the jobs wait meanwhile. */
+/* The pool: detached, its threads live as long as the process, like this
+ * object. A thread that cannot be had now is tried again at the next
+ * job; the jobs wait meanwhile. */
 void PeerRequests::start()
 {
 	std::lock_guard<std::mutex> lock(mu_);

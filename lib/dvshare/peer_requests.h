@@ -63,7 +63,8 @@ public:
 	static constexpr int kRetryMostMs = 60000;
 
 	static PeerRequests &get();
-	/* Start the pool now (else at its first job). */
+	/* Start the pool now (when the primary starts listening; else at
+	 * its first job). */
 	void start();
 	/* May @pid have work done? Not while it does not read its channel
 	 * (what it asks would announce objects to a process that reads
@@ -162,6 +163,9 @@ private:
 /* The primary's answer to a request, on its line, without blocking: 0,
  * or -errno (-EPIPE: the caller gave up or is gone). */
 int answer(const Fd &reply, const ReplyMsg &rep);
+/* The same for an answer that is only a status: request @seq (0: the
+ * line itself) refused with @status. */
+int answer_status(const Fd &reply, uint32_t seq, int status);
 
 } // namespace dvs
 

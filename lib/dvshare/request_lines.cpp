@@ -57,18 +57,6 @@ int read_command(int fd, uint32_t len, std::vector<uint8_t> *out, std::string *w
 	return 0;
 }
 
-/* The answer to a request that is refused for what it says (it was well
- * formed): @seq and @status, on its line. */
-void refuse_answered(const Fd &line, uint32_t seq, int status)
-{
-	ReplyMsg rep{};
-
-	rep.hdr = mp_hdr();
-	rep.seq = seq;
-	rep.status = status;
-	(void)answer(line, rep);
-}
-
 } // namespace
 
 /* Never destroyed: its thread may run while the process exits. */
@@ -157,7 +145,7 @@ void RequestLines::add(const PeerId &who, Fd line)
 			per_peer_.erase(who);
 	}
 	lib.refused("request line", why + ", " + from, who.pid);
-	refuse_answered(line, 0, rc);
+	(void)answer_status(line, 0, rc);
 }
 
 void RequestLines::drop(const PeerId &who)
@@ -186,16 +174,6 @@ void RequestLines::remove(uint64_t id)
 	if (--per_peer_[it->second.who] == 0)
 		per_peer_.erase(it->second.who);
 	lines_.erase(it);
-}
-
-size_t RequestLines::count(const PeerId *who)
-{
-	std::lock_guard<std::mutex> lock(mu_);
-
-	if (who == nullptr)
-		return lines_.size();
-	auto it = per_peer_.find(*who);
-	return it != per_peer_.end() ? it->second : 0;
 }
 
 void RequestLines::run()
@@ -231,7 +209,8 @@ void RequestLines::run()
 bool RequestLines::serve(const Line &l)
 {
 	Library &lib = Library::get();
-	const std::string from = "from pid " + std::to_string(l.who.pid);
+	/* Built only for a refusal: this is every request's path. */
+	auto from = [&] { return "from pid " + std::to_string(l.who.pid); };
 	struct rte_mp_msg m;
 	std::vector<Fd> fds;
 	std::string why;
@@ -243,13 +222,13 @@ bool RequestLines::serve(const Line &l)
 		/* Its end closed (the thread, or the process, let go of it):
 		 * not a fault. */
 		if (rc != -EPIPE && rc != -ECONNRESET)
-			lib.refused("request", "its line: " + std::string(strerror(-rc)) + ", " + from,
+			lib.refused("request", "its line: " + std::string(strerror(-rc)) + ", " + from(),
 				    l.who.pid);
 		return false;
 	}
 	const bool destroy = strcmp(m.name, kActDestroy) == 0;
 	if (!destroy && strcmp(m.name, kActCreate) != 0) {
-		lib.refused("request", std::string(m.name) + " is not a request, " + from,
+		lib.refused("request", std::string(m.name) + " is not a request, " + from(),
 			    l.who.pid);
 		return false;
 	}
@@ -257,14 +236,14 @@ bool RequestLines::serve(const Line &l)
 	DestroyReq d;
 	CreateReq r;
 	if (destroy ? decode_destroy(m, &d, &why) != 0 : decode_create(m, &r, &why) != 0) {
-		lib.refused(what, why + ", " + from, l.who.pid);
+		lib.refused(what, why + ", " + from(), l.who.pid);
 		return false;
 	}
 	/* Who speaks is the kernel's word (the line came on its channel): a
 	 * body naming anyone else is a forgery. */
 	const MpHdr &hdr = destroy ? d.hdr : r.hdr;
 	if (hdr.pid != l.who.pid) {
-		lib.refused(what, from + " naming pid " + std::to_string(hdr.pid), l.who.pid);
+		lib.refused(what, from() + " naming pid " + std::to_string(hdr.pid), l.who.pid);
 		return false;
 	}
 	if (destroy)
@@ -276,8 +255,8 @@ bool RequestLines::serve(const Line &l)
 		   read_command(fds[0].get(), r.inlen, &cmd, &why) != 0) {
 		/* Answered (the request itself was well formed); refused and
 		 * counted. */
-		lib.refused(what, why + ", " + from, l.who.pid);
-		refuse_answered(*l.fd, r.seq, -EINVAL);
+		lib.refused(what, why + ", " + from(), l.who.pid);
+		(void)answer_status(*l.fd, r.seq, -EINVAL);
 		return true;
 	}
 	return PeerRequests::get().create(l.who, r, std::move(cmd), l.fd);

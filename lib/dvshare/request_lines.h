@@ -46,9 +46,6 @@ public:
 	/* @who is gone: its lines are closed, also those it handed to
 	 * another process (which speak for it no more). */
 	void drop(const PeerId &who);
-	/* Lines open now, for @who or (none) for everyone: for tests and
-	 * telemetry. */
-	size_t count(const PeerId *who = nullptr);
 
 private:
 	struct Line {
