@@ -20,6 +20,7 @@
  *
  * argv: PEER [--mode eager|lazy|selective] [--hw IBDEV]
  */
+#include <dirent.h>
 #include "dvs_cunit.h"
 #include "mp_harness.h"
 
@@ -536,6 +537,39 @@ static void test_failing_requests_log_quietly(void)
 	unlink(path);
 }
 
+/* Wait until every thread of @pid is stopped (SIGSTOP is delivered to
+ * each thread when it next runs: one busy reading events could still ack
+ * a revoke). 1 if they are, within 5 s. */
+static int wait_stopped(pid_t pid)
+{
+	char path[64];
+
+	for (int i = 0; i < 500; i++, usleep(10000)) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		DIR *d = opendir(path);
+		struct dirent *e;
+		int running = d == NULL;
+		while (d != NULL && (e = readdir(d)) != NULL) {
+			char stat[600], buf[512];
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(stat, sizeof(stat), "%s/%s/stat", path, e->d_name);
+			FILE *f = fopen(stat, "r");
+			const char *st = NULL;
+			if (f != NULL && fgets(buf, sizeof(buf), f) != NULL &&
+			    (st = strrchr(buf, ')')) != NULL)
+				running |= st[2] != 'T' && st[2] != 't';
+			if (f != NULL)
+				fclose(f);
+		}
+		if (d != NULL)
+			closedir(d);
+		if (!running)
+			return 1;
+	}
+	return 0;
+}
+
 /* More threads asking at once than a process has request lines (16).
  * Creates: every one answered, and neither process holds more than 16
  * lines for it. Destroys held up by a SIGSTOPped secondary (100 ms each,
@@ -565,6 +599,7 @@ static void test_requests_from_many_threads(void)
 	for (int i = 0; i < 24; i++)
 		OK(a, "create %s flowcounter pd%d", dev0, i);
 	kill(b->pid, SIGSTOP);
+	CU_ASSERT_FATAL(wait_stopped(b->pid));
 	REPLY_IS(a, "ok 0 24 0 0", "pardestroy %s pd 24 100", dev0);
 	kill(b->pid, SIGCONT);
 	af = ok_num(peer_cmd(a, "fdcount"));
