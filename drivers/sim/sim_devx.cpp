@@ -18,6 +18,7 @@
 #include "sim_context.h"
 #include "sim_export.h"
 #include "sim_firmware.h"
+#include "sim_var_pages.h"
 
 namespace dvs::sim {
 
@@ -255,7 +256,7 @@ struct mlx5dv_devx_obj *devx_obj_create(struct ibv_context *ctx, const void *in,
 	HandleTable t = sc->ufile.table();
 	Kobj init{};
 	init.uid = uid;
-	init.owner_pid = getpid();
+	init.owner_pid = self_pid();
 	uint32_t handle = t.insert(init, KobjType::DevxObj);
 	if (handle == HandleTable::kNone)
 		return fail_null<struct mlx5dv_devx_obj>(ENOMEM);

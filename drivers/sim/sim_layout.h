@@ -31,7 +31,7 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 6;
+constexpr uint32_t kLayoutVersion = 7;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
@@ -180,7 +180,15 @@ struct UfileHdr {
 	uint64_t lock_recoveries;
 	pthread_mutex_t lock;   /* robust, process-shared */
 	HtabHdr htab;
+	/* Released VAR pages, a bit each. With DpState::var_pages (the Owned
+	 * ones) this is the pool's bitmap: a free page is a zero bit in
+	 * both, found as mlx5_ib finds one, and a reclaim visits the Released
+	 * pages only (sim_var_pages.cpp). Set before a page leaves Owned,
+	 * cleared after it is Free: a store that dies under the lock leaves
+	 * a page busy, never free while it may be mapped. */
+	uint64_t released[kVarPages / 64];
 };
+static_assert(sizeof(UfileHdr) <= kPage);
 
 constexpr size_t kTableOff = align_up(sizeof(UfileHdr), kPage);
 constexpr size_t kPagesOff = align_up(kTableOff + sizeof(Kobj) * kSlots, kPage);

@@ -26,7 +26,7 @@ uint32_t alloc_uar(const Ufile &u)
 	if (t.live(KobjType::Uar) >= kMmapEntries - kVarPages)
 		return HandleTable::kNone;
 	Kobj k{};
-	k.owner_pid = getpid();
+	k.owner_pid = self_pid();
 	uint32_t handle = t.insert(k, KobjType::Uar);
 	if (handle == HandleTable::kNone)
 		return handle;

@@ -146,7 +146,7 @@ struct mlx5dv_devx_umem *umem_reg(struct ibv_context *ctx, void *addr, size_t si
 	k.addr = reinterpret_cast<uintptr_t>(addr);
 	k.size = size;
 	k.access = access;
-	k.owner_pid = getpid();
+	k.owner_pid = self_pid();
 	k.owner_token = process_token();
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
@@ -180,7 +180,7 @@ int umem_dereg(struct mlx5dv_devx_umem *umem)
 			return fail(rc);
 		if (k->users != 0)
 			return fail(EBUSY);
-		if (k->owner_pid == getpid()) {
+		if (k->owner_pid == self_pid()) {
 			const uint64_t pg = page_size();
 			uint64_t start = k->addr & ~(pg - 1);
 			pinned_pages -= (k->addr + k->size + pg - 1 - start) / pg;

@@ -54,7 +54,7 @@ struct mlx5dv_var *alloc_var(struct ibv_context *ctx, uint32_t flags)
 	UfileLock lock(sc->ufile.hdr());
 	HandleTable t = sc->ufile.table();
 	Kobj k{};
-	k.owner_pid = getpid();
+	k.owner_pid = self_pid();
 	uint32_t handle = t.insert(k, KobjType::Var);
 	if (handle == HandleTable::kNone)
 		return fail_null<struct mlx5dv_var>(ENOMEM);

@@ -36,6 +36,42 @@ void set_use(PageState &ps, PageUse use)
 						std::memory_order_release);
 }
 
+/* The pool's bitmap (UfileHdr::released; DpState::var_pages holds the
+ * Owned pages and is the engine's). Written under the ufile lock; the
+ * engine reads the Owned bits without it. */
+void mark_released(const Ufile &u, uint32_t page_id, bool on)
+{
+	std::atomic_ref<uint64_t> w(u.hdr()->released[page_id / 64]);
+	const uint64_t bit = 1ull << (page_id % 64);
+
+	w.store(on ? w.load(std::memory_order_relaxed) | bit
+		   : w.load(std::memory_order_relaxed) & ~bit,
+		std::memory_order_release);
+}
+
+uint64_t released_word(const Ufile &u, uint32_t w)
+{
+	return std::atomic_ref<uint64_t>(u.hdr()->released[w]).load(std::memory_order_acquire);
+}
+
+uint64_t busy_word(const Ufile &u, uint32_t w)
+{
+	return released_word(u, w) |
+	       std::atomic_ref<uint64_t>(u.dp().var_pages[w]).load(std::memory_order_acquire);
+}
+
+/* @f(page_id) for each Released page, lowest first, below @limit. */
+template <class F> void for_each_released(const Ufile &u, uint32_t limit, F &&f)
+{
+	for (uint32_t w = 0; w * 64 < limit; w++)
+		for (uint64_t bits = released_word(u, w); bits != 0; bits &= bits - 1) {
+			uint32_t p = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+			if (p >= limit)
+				return;
+			f(p);
+		}
+}
+
 /* One line of /proc/<pid>/maps that maps our memfd. */
 struct Vma {
 	uint64_t start, end, offset;
@@ -263,12 +299,13 @@ void free_entry(const Ufile &u, uint32_t e)
  * Then a reclaim may lower the entry a new VAR gets. */
 static bool released_entry_below(const Ufile &u, int e)
 {
-	for (uint32_t p = 0; p < kVarPages; p++) {
-		const PageState &ps = u.page(p);
-		if (use_of(ps) == PageUse::Released && static_cast<int>(ps.entry) < e)
-			return true;
-	}
-	return false;
+	bool below = false;
+
+	for_each_released(u, kVarPages, [&](uint32_t p) {
+		below |= use_of(u.page(p)) == PageUse::Released &&
+			 static_cast<int>(u.page(p).entry) < e;
+	});
+	return below;
 }
 
 uint32_t reclaim_pages(const Ufile &u)
@@ -276,33 +313,57 @@ uint32_t reclaim_pages(const Ufile &u)
 	ProcMaps pm(u.hdr());
 	uint32_t held = 0;
 
-	for (uint32_t p = 0; p < kVarPages; p++) {
+	for_each_released(u, kVarPages, [&](uint32_t p) {
 		PageState &ps = u.page(p);
-		if (use_of(ps) != PageUse::Released)
-			continue;
+		switch (use_of(ps)) {
+		case PageUse::Released:
+			break;
+		case PageUse::Free: /* a reclaim died before clearing the bit */
+			mark_released(u, p, false);
+			return;
+		default: /* a release died before marking it: it stays busy */
+			return;
+		}
 		if (page_unmapped(u, p, pm)) {
 			free_entry(u, ps.entry);
 			set_use(ps, PageUse::Free);
+			mark_released(u, p, false);
 		} else
 			held++;
-	}
+	});
 	return held;
+}
+
+/* The lowest page in neither bitmap, or -1. A page whose state says
+ * otherwise (an allocation that died under the lock) stays out. */
+static int first_free_page(const Ufile &u)
+{
+	for (uint32_t w = 0; w < kVarPages / 64; w++)
+		for (uint64_t free = ~busy_word(u, w); free != 0; free &= free - 1) {
+			uint32_t p = w * 64 + static_cast<uint32_t>(__builtin_ctzll(free));
+			if (use_of(u.page(p)) == PageUse::Free)
+				return static_cast<int>(p);
+		}
+	return -1;
 }
 
 /* The lowest free page; a freed page below it that nobody maps any more
  * is reclaimed first (once: *reclaimed). -1 when none is free. */
 static int lowest_free_page(const Ufile &u, bool *reclaimed)
 {
-	for (uint32_t p = 0; p < kVarPages; p++) {
-		const PageState &ps = u.page(p);
-		if (use_of(ps) == PageUse::Released && !*reclaimed) {
-			reclaim_pages(u); /* may free this page or lower ones: none is lower */
-			*reclaimed = true;
-		}
-		if (use_of(ps) == PageUse::Free)
-			return static_cast<int>(p);
+	int p = first_free_page(u);
+	bool below = false;
+
+	if (*reclaimed)
+		return p;
+	for_each_released(u, p < 0 ? kVarPages : static_cast<uint32_t>(p),
+			  [&](uint32_t) { below = true; });
+	if (below) {
+		reclaim_pages(u); /* may free this page or lower ones */
+		*reclaimed = true;
+		p = first_free_page(u);
 	}
-	return -1;
+	return p;
 }
 
 /* The lowest free mmap entry, or -1. */
@@ -351,6 +412,7 @@ int take_page(const Ufile &u, uint32_t handle)
 
 void release_page(const Ufile &u, uint32_t page_id)
 {
+	mark_released(u, page_id, true); /* first: the page never looks free */
 	dp_poll_page(u, page_id, false);
 	set_use(u.page(page_id), PageUse::Released);
 }

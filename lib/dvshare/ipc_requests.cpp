@@ -186,27 +186,37 @@ int take_reply(int rd, uint32_t seq, ReplyMsg *rep)
 	return rc == 0 ? 1 : rc;
 }
 
+/* Make the line's receive timeout at most @ms (never 0: that is no
+ * timeout). A longer wait reuses a shorter timeout and waits again when it
+ * runs out, so requests that alternate between two waits (a create's, a
+ * destroy's) make no system call for it. */
+int cap_timeout(Line &line, int ms)
+{
+	ms = std::max(ms, 1);
+	if (line.timeout_ms != 0 && line.timeout_ms <= ms)
+		return 0;
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	if (setsockopt(line.fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0)
+		return -errno;
+	line.timeout_ms = ms;
+	return 0;
+}
+
 /* Wait up to @wait_ms for the answer to @seq on @line. On a timeout, the
  * line is shut for reading first: an answer sent before that is taken. */
 int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 {
+	using namespace std::chrono;
 	const int rd = line.fd.get();
-	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+	const auto deadline = steady_clock::now() + milliseconds(wait_ms);
+	int rc = cap_timeout(line, wait_ms);
 
-	if (line.timeout_ms != wait_ms) {
-		struct timeval tv = { wait_ms / 1000, (wait_ms % 1000) * 1000 };
-		if (setsockopt(rd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0)
-			return -errno;
-		line.timeout_ms = wait_ms;
-	}
-	for (;;) {
+	while (rc == 0) {
 		struct rte_mp_msg m;
 		std::vector<Fd> fds;
-		int rc = channel_recv_blocking(rd, &m, &fds);
+		rc = channel_recv_blocking(rd, &m, &fds);
 		if (rc == 1)
 			return check_reply(m, seq, rep);
-		if (rc == -EINTR && std::chrono::steady_clock::now() < deadline)
-			continue;
 		/* Closed with the request unread (the primary refused the line,
 		 * or this request): the kernel says so before it gives what
 		 * was sent first, a refusal's reason. */
@@ -216,9 +226,15 @@ int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 		}
 		if (rc != 0 && rc != -EINTR)
 			return rc;
-		(void)shutdown(rd, SHUT_RD);
-		return take_reply(rd, seq, rep) == 1 ? 0 : -ETIMEDOUT;
+		const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
+		if (left.count() <= 0)
+			break;
+		rc = cap_timeout(line, static_cast<int>(left.count()));
 	}
+	if (rc != 0)
+		return rc;
+	(void)shutdown(rd, SHUT_RD);
+	return take_reply(rd, seq, rep) == 1 ? 0 : -ETIMEDOUT;
 }
 
 /* Send @m (request @seq) on a line of its own, and wait up to @wait_ms

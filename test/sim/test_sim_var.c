@@ -356,6 +356,53 @@ static void test_fork_child_holds_page(void)
 	teardown();
 }
 
+/* The pool is a bitmap of 64-page words (mlx5_ib's is one too): the
+ * lowest free page and the reclaim of freed ones hold past the first
+ * word, with a freed page still mapped in the middle of a run. */
+static void test_pool_across_words(void)
+{
+	static struct mlx5dv_var *vs[130];
+	struct mlx5dv_var *got[8];
+	volatile uint32_t *p70;
+	unsigned int i;
+
+	setup();
+	for (i = 0; i < 130; i++) {
+		vs[i] = G->alloc_var(ctx, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(vs[i]);
+		CU_ASSERT_EQUAL(vs[i]->page_id, i);
+	}
+	p70 = sim_map_var(ctx, vs[70]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p70);
+	for (i = 64; i < 128; i++)
+		G->free_var(vs[i]);
+	CU_ASSERT_EQUAL(sim_stats(ctx).pages_held, 1u); /* 70 only */
+	for (i = 0; i < 7; i++) {
+		got[i] = G->alloc_var(ctx, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got[i]);
+	}
+	CU_ASSERT_EQUAL(got[0]->page_id, 64u);
+	CU_ASSERT_EQUAL(got[5]->page_id, 69u);
+	CU_ASSERT_EQUAL(got[6]->page_id, 71u); /* 70 is still mapped */
+	munmap((void *)p70, DVS_SIM_PAGE_SIZE);
+	got[7] = G->alloc_var(imp, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got[7]);
+	CU_ASSERT_EQUAL(got[7]->page_id, 70u);
+	CU_ASSERT_EQUAL(sim_stats(ctx).pages_held, 0u);
+	for (i = 0; i < 8; i++)
+		G->free_var(got[i]);
+	for (i = 0; i < 64; i++)
+		G->free_var(vs[i]);
+	for (i = 128; i < 130; i++)
+		G->free_var(vs[i]);
+	CU_ASSERT_EQUAL(sim_stats(ctx).vars, 0u);
+	got[0] = G->alloc_var(ctx, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got[0]);
+	CU_ASSERT_EQUAL(got[0]->page_id, 0u);
+	G->free_var(got[0]);
+	teardown();
+}
+
 /* libmlx5 takes flags 0 and MLX5DV_VAR_ALLOC_FLAG_TLP (1 << 0), anything
  * else is EOPNOTSUPP; the kernel's pool running out is ENOSPC. */
 static void test_alloc_flags_and_pool(void)
@@ -399,6 +446,7 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_mmap_rules),
 	DVS_TEST(test_page_back_after_last_unmap),
 	DVS_TEST(test_fork_child_holds_page),
+	DVS_TEST(test_pool_across_words),
 	DVS_TEST(test_alloc_flags_and_pool),
 	DVS_TEST_END,
 };
