@@ -186,14 +186,15 @@ int take_reply(int rd, uint32_t seq, ReplyMsg *rep)
 	return rc == 0 ? 1 : rc;
 }
 
-/* Make the line's receive timeout at most @ms (never 0: that is no
- * timeout). A longer wait reuses a shorter timeout and waits again when it
- * runs out, so requests that alternate between two waits (a create's, a
- * destroy's) make no system call for it. */
-int cap_timeout(Line &line, int ms)
+/* Make the line's receive timeout @ms (never 0: that is no timeout), or
+ * keep a shorter one unless @exact. A longer wait reuses a shorter timeout
+ * and, when it runs out, waits once more for what is left (@exact), so
+ * requests that alternate between two waits (a create's, a destroy's)
+ * make no system call for it. */
+int set_timeout(Line &line, int ms, bool exact)
 {
 	ms = std::max(ms, 1);
-	if (line.timeout_ms != 0 && line.timeout_ms <= ms)
+	if (line.timeout_ms == ms || (!exact && line.timeout_ms != 0 && line.timeout_ms < ms))
 		return 0;
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 	if (setsockopt(line.fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0)
@@ -209,7 +210,7 @@ int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 	using namespace std::chrono;
 	const int rd = line.fd.get();
 	const auto deadline = steady_clock::now() + milliseconds(wait_ms);
-	int rc = cap_timeout(line, wait_ms);
+	int rc = set_timeout(line, wait_ms, false);
 
 	while (rc == 0) {
 		struct rte_mp_msg m;
@@ -229,7 +230,7 @@ int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 		const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
 		if (left.count() <= 0)
 			break;
-		rc = cap_timeout(line, static_cast<int>(left.count()));
+		rc = set_timeout(line, static_cast<int>(left.count()), true);
 	}
 	if (rc != 0)
 		return rc;
