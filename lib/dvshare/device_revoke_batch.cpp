@@ -72,14 +72,16 @@ int resolve_names(const dvs::Registry &reg, const std::vector<std::string> &name
 	return 0;
 }
 
-/* Every live object, in one walk of the registry. */
-void live_items(const dvs::Registry &reg, std::vector<BatchItem> *items)
+/* Every live object, in one walk of the registry's entries (under the
+ * device's ctl_: the writer's walk). The names only when someone wants
+ * them (events): a name longer than std::string keeps inline is an
+ * allocation. */
+void live_items(const dvs::Registry &reg, bool names, std::vector<BatchItem> *items)
 {
-	for (uint32_t s = reg.next_used(0); s < reg.nslots(); s = reg.next_used(s + 1)) {
-		RegEntry e;
-		if (reg.read(s, &e) == 0 && e.state == static_cast<uint32_t>(EntryState::Live))
-			items->push_back({ s, e.type, e.pub_seq, e.name });
-	}
+	items->reserve(reg.entries_used());
+	reg.for_each_live([&](const RegEntry &e) {
+		items->push_back({ e.slot, e.type, e.pub_seq, names ? e.name : std::string() });
+	});
 }
 
 /* Every live object @owner owns (its handle says: the registry's pid may
@@ -155,6 +157,7 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 		return -EPERM;
 	if (on_ipc_thread())
 		return -EDEADLK;
+	const bool listened = lib.has_subscribers(this, dvs::kRevokeEvents);
 	{
 		std::lock_guard<std::mutex> lock(ctl_);
 		if (reg_.closed())
@@ -165,7 +168,7 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 		else if (owner != nullptr)
 			owned_items(store_, reg_, *owner, upto, &items);
 		else
-			live_items(reg_, &items);
+			live_items(reg_, listened, &items);
 		if (rc != 0)
 			return rc; /* nothing marked yet */
 		if (items.empty())
@@ -180,14 +183,13 @@ int dvshare_dev::destroy_batch(const std::vector<std::string> *names, const dvs:
 	DestroyRun run(this);
 	dvs::fault_point("primary-revoke");
 	const pid_t self = getpid(); /* a system call: once, not per object */
-	const bool listened = lib.has_subscribers(this, dvs::kRevokeEvents);
 	if (listened)
 		for (const BatchItem &it : items)
 			lib.emit(this, DVSHARE_EVENT_REVOKING, it.name.c_str(), self);
 	dvs::ipc_revoke(this, dvs::kRevokeBatch, 0, rid);
 	std::set<pid_t> missing;
 	int rc = wait_acks(rid, timeout_ms, &missing);
-	std::vector<std::string> gone;
+	std::vector<std::string> gone; /* empty names unless listened */
 	int refused = 0;
 	{
 		std::lock_guard<std::mutex> lock(ctl_);

@@ -136,6 +136,19 @@ public:
 	uint32_t next_used(uint32_t from) const;
 
 	/* Writer side (primary, one caller at a time). */
+	/* @fn(entry) for each live entry, in entry order (memory order),
+	 * read in place: the one writer needs no seqlock, and no index word
+	 * (a random read per entry, which at 100,000 objects no cache
+	 * holds). */
+	template <typename F> void for_each_live(F &&fn) const
+	{
+		const RegEntry *e = entries();
+		const uint32_t used = entries_used();
+
+		for (uint32_t n = 0; n < used; n++)
+			if (e[n].state == static_cast<uint32_t>(EntryState::Live))
+				fn(e[n]);
+	}
 	int insert(const RegEntry &init, uint32_t *slot);
 	int set_meta(uint32_t slot, const void *meta, size_t len);
 	/* Live <-> Revoking (same generation). */
