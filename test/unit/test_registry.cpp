@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <thread>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include <fcntl.h>
@@ -137,6 +138,42 @@ void test_used_walk()
 	CU_ASSERT_EQUAL(seen, 5);
 	CU_ASSERT_EQUAL(r.next_used(r.nslots() - 1) <= r.nslots(), 1);
 	(void)slot;
+}
+
+/* The writer's walk of live entries (a close's): every live entry once,
+ * with its slot and name; no removed or Revoking one; an entry number a
+ * remove freed and an insert took again is walked as the new object. */
+void test_live_walk()
+{
+	Registry r;
+	uint32_t slots[7];
+	char n[16];
+
+	CU_ASSERT_EQUAL_FATAL(r.create("sim0", "sim", kSizes, 100, kDbOffset), 0);
+	for (int i = 0; i < 6; i++) {
+		snprintf(n, sizeof(n), "l%d", i);
+		CU_ASSERT_EQUAL_FATAL(r.insert(entry(n), &slots[i]), 0);
+	}
+	r.remove(slots[1]);
+	r.set_revoking(slots[3], 7);
+	CU_ASSERT_EQUAL_FATAL(r.insert(entry("l6"), &slots[6]), 0); /* takes l1's entry */
+	std::map<uint32_t, std::string> seen;
+	int visits = 0;
+	r.for_each_live([&](const RegEntry &e) {
+		seen[e.slot] = e.name;
+		visits++;
+	});
+	CU_ASSERT_EQUAL(visits, 5);
+	CU_ASSERT_EQUAL(seen.size(), 5u);
+	for (int i : { 0, 2, 4, 5, 6 }) {
+		snprintf(n, sizeof(n), "l%d", i);
+		CU_ASSERT(seen.count(slots[i]) == 1 && seen[slots[i]] == n);
+	}
+	CU_ASSERT_EQUAL(seen.count(slots[3]), 0u);
+	r.set_live(slots[3]);
+	visits = 0;
+	r.for_each_live([&](const RegEntry &) { visits++; });
+	CU_ASSERT_EQUAL(visits, 6);
 }
 
 void test_capacity()
@@ -494,6 +531,7 @@ const dvs_test_case cases[] = {
 	DVS_TEST(test_insert_find),
 	DVS_TEST(test_locate),
 	DVS_TEST(test_used_walk),
+	DVS_TEST(test_live_walk),
 	DVS_TEST(test_capacity),
 	DVS_TEST(test_tombstones),
 	DVS_TEST(test_churn_keeps_lookups_bounded),
