@@ -3,6 +3,7 @@
 
 #include "sim_datapath.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -58,6 +59,18 @@ uint64_t busy_word(const Ufile &u, uint32_t w)
 {
 	return released_word(u, w) |
 	       std::atomic_ref<uint64_t>(u.dp().var_pages[w]).load(std::memory_order_acquire);
+}
+
+/* Is a page below @limit Released? */
+bool released_below(const Ufile &u, uint32_t limit)
+{
+	for (uint32_t w = 0; w * 64 < limit; w++) {
+		const uint32_t n = std::min(64u, limit - w * 64);
+		const uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
+		if ((released_word(u, w) & mask) != 0)
+			return true;
+	}
+	return false;
 }
 
 /* @f(page_id) for each Released page, lowest first, below @limit. */
@@ -334,15 +347,20 @@ uint32_t reclaim_pages(const Ufile &u)
 	return held;
 }
 
-/* The lowest page in neither bitmap, or -1. A page whose state says
- * otherwise (an allocation that died under the lock) stays out. */
+/* The lowest page in neither bitmap, or -1. The page's own state decides:
+ * one in use whose bit is missing stays out (an allocation that died
+ * under the lock), and a Released one gets its bit back, so that a
+ * reclaim finds it (a bitmap written wrong). */
 static int first_free_page(const Ufile &u)
 {
 	for (uint32_t w = 0; w < kVarPages / 64; w++)
 		for (uint64_t free = ~busy_word(u, w); free != 0; free &= free - 1) {
 			uint32_t p = w * 64 + static_cast<uint32_t>(__builtin_ctzll(free));
-			if (use_of(u.page(p)) == PageUse::Free)
+			PageUse use = use_of(u.page(p));
+			if (use == PageUse::Free)
 				return static_cast<int>(p);
+			if (use == PageUse::Released)
+				mark_released(u, p, true);
 		}
 	return -1;
 }
@@ -352,13 +370,8 @@ static int first_free_page(const Ufile &u)
 static int lowest_free_page(const Ufile &u, bool *reclaimed)
 {
 	int p = first_free_page(u);
-	bool below = false;
 
-	if (*reclaimed)
-		return p;
-	for_each_released(u, p < 0 ? kVarPages : static_cast<uint32_t>(p),
-			  [&](uint32_t) { below = true; });
-	if (below) {
+	if (!*reclaimed && released_below(u, p < 0 ? kVarPages : static_cast<uint32_t>(p))) {
 		reclaim_pages(u); /* may free this page or lower ones */
 		*reclaimed = true;
 		p = first_free_page(u);

@@ -210,12 +210,13 @@ int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 	using namespace std::chrono;
 	const int rd = line.fd.get();
 	const auto deadline = steady_clock::now() + milliseconds(wait_ms);
-	int rc = set_timeout(line, wait_ms, false);
 
-	while (rc == 0) {
+	if (int rc = set_timeout(line, wait_ms, false); rc != 0)
+		return rc;
+	for (;;) {
 		struct rte_mp_msg m;
 		std::vector<Fd> fds;
-		rc = channel_recv_blocking(rd, &m, &fds);
+		int rc = channel_recv_blocking(rd, &m, &fds);
 		if (rc == 1)
 			return check_reply(m, seq, rep);
 		/* Closed with the request unread (the primary refused the line,
@@ -230,10 +231,9 @@ int await_reply(Line &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 		const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
 		if (left.count() <= 0)
 			break;
-		rc = set_timeout(line, static_cast<int>(left.count()), true);
+		if ((rc = set_timeout(line, static_cast<int>(left.count()), true)) != 0)
+			return rc;
 	}
-	if (rc != 0)
-		return rc;
 	(void)shutdown(rd, SHUT_RD);
 	return take_reply(rd, seq, rep) == 1 ? 0 : -ETIMEDOUT;
 }

@@ -24,7 +24,10 @@
 /* Open simN by walking the device list, as an application would. */
 static inline struct ibv_context *sim_open(const char *name, int devx)
 {
-	struct mlx5dv_context_attr attr = { .flags = devx ? MLX5DV_CONTEXT_FLAGS_DEVX : 0 };
+	struct mlx5dv_context_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.flags = devx ? (uint32_t)MLX5DV_CONTEXT_FLAGS_DEVX : 0;
 	struct ibv_device **list = G->get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
 
