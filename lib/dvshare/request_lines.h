@@ -21,6 +21,7 @@
 #ifndef DVS_REQUEST_LINES_H
 #define DVS_REQUEST_LINES_H
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -51,16 +52,26 @@ private:
 	struct Line {
 		PeerId who;
 		std::shared_ptr<const Fd> fd; /* a destroy under way holds it */
+		bool linger = false;          /* its SO_RCVTIMEO is set */
 	};
+	/* What serving a line came to: a request acted on (or nothing to
+	 * read), none within the wait, or the line to close. */
+	enum class Served { Done, Idle, Closed };
 
 	RequestLines() = default;
 	int prepare_locked();
 	/* The thread (and its epoll set), at the first line: 0 or -errno. */
 	int start_locked();
 	void run();
-	/* Read and act on one message of @l: false when the line is to be
-	 * closed (its end closed, or its sender broke the protocol). */
-	bool serve(const Line &l);
+	bool find(uint64_t id, Line *l);
+	/* Read and act on one message of @l: Closed when the line is to be
+	 * closed (its end closed, or its sender broke the protocol). With
+	 * @waited (its id) the read waits, and what it reads is acted on only
+	 * if the line is still listed. */
+	Served serve(const Line &l, uint64_t waited);
+	/* Stay on line @id after a request while it keeps sending. */
+	Served linger(uint64_t id, const Line &l);
+	void take_back();
 	void remove(uint64_t id);
 
 	std::mutex mu_; /* a leaf: taken by the interrupt thread */
@@ -70,6 +81,9 @@ private:
 	uint64_t next_id_ = 0;
 	unsigned int running_ = 0; /* threads */
 	bool started_ = false;
+	std::atomic<bool> lingering_{ false }; /* a thread stays on a line */
+	Line lingered_;                        /* that line */
+	std::atomic<int64_t> wait_since_{ 0 }; /* its wait's start, ns, or 0 */
 };
 
 } // namespace dvs

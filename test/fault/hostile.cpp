@@ -54,6 +54,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -905,6 +906,61 @@ int requests(const char *published, uint32_t primary_umem_id)
 		std::vector<Fd> fds;
 		if (channel_recv_wait(keep.get(), &m, &fds, 300) != -ETIMEDOUT)
 			fail("a request on a line handed over twice: answered twice");
+	}
+
+	/* A line whose read timeout its sender lifts (it kept a dup of the
+	 * primary's end): the primary's thread that stays on a line after a
+	 * request would wait on it for good. The other thread takes it back
+	 * at its next wake-up past 2 s: the line is shut and closed (the
+	 * primary holds its socket no more), counted, and requests go on. */
+	{
+		Fd mine, theirs;
+		if (channel_line_pair(&mine, &theirs) != 0)
+			fail("a line's socket pair: %s", strerror(errno));
+		struct stat st;
+		if (fstat(theirs.get(), &st) != 0)
+			fail("fstat: %s", strerror(errno));
+		const std::string sock = "socket:[" + std::to_string(st.st_ino) + "]";
+		announce(r, theirs.get());
+		Fd keep(dup(mine.get()));
+		uint32_t seq = send_on(r, mine.get(), kActDestroy, destroy_req("sim0", "nope", 1000),
+				       {});
+		r.alone[seq] = std::move(mine);
+		expect(r, seq, -ENOENT, "a request on a line whose timeout is lifted next");
+		struct timeval forever = {};
+		if (setsockopt(theirs.get(), SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever)) != 0)
+			fail("SO_RCVTIMEO: %s", strerror(errno));
+		/* Any thread's wait on a line (1 ms) is over: the next one to
+		 * serve this line stays on it, with no timeout now. */
+		usleep(50 * 1000);
+		seq = send_on(r, keep.get(), kActDestroy, destroy_req("sim0", "nope", 1000), {});
+		r.alone[seq] = Fd(dup(keep.get()));
+		expect(r, seq, -ENOENT, "a request on a line whose timeout was lifted");
+		const std::string pfd = "/proc/" + std::to_string(primary_pid()) + "/fd";
+		auto holds = [&] {
+			DIR *d = opendir(pfd.c_str());
+			bool found = false;
+			char link[64];
+			for (struct dirent *e; d != nullptr && (e = readdir(d)) != nullptr;) {
+				ssize_t n = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+				found |= n > 0 && sock.compare(0, sock.size(), link, n) == 0 &&
+					 static_cast<size_t>(n) == sock.size();
+			}
+			if (d != nullptr)
+				closedir(d);
+			return found;
+		};
+		if (!holds())
+			fail("the primary does not hold the line it was given");
+		usleep(2200 * 1000);
+		expect(r, send_req(r, kActDestroy, destroy_req("sim0", "nope", 1000)), -ENOENT,
+		       "a request on another line past 2 s");
+		auto until = Clock::now() + std::chrono::seconds(5);
+		while (holds() && Clock::now() < until)
+			usleep(10 * 1000);
+		if (holds())
+			fail("a line whose timeout was lifted: still held 5 s after the take-back");
+		say("a line whose read timeout was lifted: its thread taken back, the line closed");
 	}
 
 	/* At most kLinesPerPeer lines: past them a line is answered once
