@@ -24,6 +24,13 @@
  *                                            the primary published. It ends
  *                                            owning the VAR "hv" and dies
  *                                            (_exit) on a line on its stdin
+ *   hostile orphan-line RUNTIME_DIR           a real peer that keeps a primary
+ *                                            thread on its line (its timeout
+ *                                            lifted) and dies with the line
+ *                                            in this process, which speaks
+ *                                            on it in its name on a line on
+ *                                            its stdin; prints "orphan
+ *                                            closed"
  *   hostile request-flood RUNTIME_DIR N [pipe]
  *                                            a real peer sending N creates
  *                                            (UMEMs, or OBJs whose command
@@ -1152,6 +1159,82 @@ int requests(const char *published, uint32_t primary_umem_id)
 	_exit(0);
 }
 
+/* A peer that dies with its line in another process (this one), while
+ * a primary thread waits on that line: the peer lifted the line's read
+ * timeout, so the thread stays there past the peer's death. What comes on
+ * the line then speaks for nobody: it must not be acted on (no answer,
+ * not even a refusal), and the line must be closed. */
+int orphan_line()
+{
+	int pass[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pass) != 0)
+		fail("socketpair: %s", strerror(errno));
+	pid_t k = fork();
+	if (k < 0)
+		fail("fork: %s", strerror(errno));
+	if (k == 0) {
+		close(pass[0]);
+		Requester r;
+		join(r);
+		attach(r);
+		Fd mine, theirs;
+		if (channel_line_pair(&mine, &theirs) != 0)
+			fail("a line's socket pair: %s", strerror(errno));
+		announce(r, theirs.get());
+		Fd keep(dup(mine.get()));
+		uint32_t seq = send_on(r, mine.get(), kActDestroy, destroy_req("sim0", "nope", 1000),
+				       {});
+		r.alone[seq] = std::move(mine);
+		expect(r, seq, -ENOENT, "orphan: a request before the timeout is lifted");
+		struct timeval forever = {};
+		if (setsockopt(theirs.get(), SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever)) != 0)
+			fail("SO_RCVTIMEO: %s", strerror(errno));
+		usleep(50 * 1000); /* the 1 ms wait after the first one is over */
+		seq = send_on(r, keep.get(), kActDestroy, destroy_req("sim0", "nope", 1000), {});
+		r.alone[seq] = Fd(dup(keep.get()));
+		expect(r, seq, -ENOENT, "orphan: a request that leaves a thread on the line");
+		struct rte_mp_msg m = {};
+		snprintf(m.name, sizeof(m.name), "line");
+		m.num_fds = 1;
+		m.fds[0] = keep.get();
+		if (channel_send(pass[1], m) != 0)
+			fail("cannot hand the line over");
+		_exit(0); /* no goodbye */
+	}
+	close(pass[1]);
+	struct rte_mp_msg m;
+	std::vector<Fd> fds;
+	if (channel_recv_wait(pass[0], &m, &fds, 15000) != 1 || fds.size() != 1)
+		fail("the line's sender handed nothing over");
+	close(pass[0]);
+	int st = 0;
+	if (waitpid(k, &st, 0) != k || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail("the line's sender failed");
+	/* The test tells when the primary has seen it die. */
+	printf("hostile: the line's sender is dead; speaking on its line on a line on stdin\n"
+	       "forged %d\n",
+	       forged);
+	fflush(stdout);
+	char c;
+	if (read(0, &c, 1) != 1)
+		fail("no word on stdin");
+	CreateReq q = var_req("sim0", "orphan");
+	q.hdr = as(k); /* in the dead sender's name, as its line is */
+	q.seq = 1;
+	mp_pack(&m, kActCreate, q);
+	int rc = channel_send_wait(fds[0].get(), m, 2000);
+	if (rc == 0) {
+		rc = channel_recv_wait(fds[0].get(), &m, &fds, 5000);
+		if (rc == 1)
+			fail("a request on a dead peer's line was answered (%s)", m.name);
+	}
+	if (rc != -EPIPE && rc != -ECONNRESET)
+		fail("a dead peer's line: not closed (%s)", strerror(-rc));
+	printf("orphan closed\n");
+	fflush(stdout);
+	_exit(0); /* "forged" was said */
+}
+
 /* A real peer sending @n creates without reading a thing: UMEMs out of
  * DPDK memory (cheap for the worker to refuse) or, with @pipes, OBJs
  * whose command is in a pipe (refused by the channel's reader itself).
@@ -1206,7 +1289,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s forge|forge-secondary|storm|flood|squat|requests|"
-				"request-flood RUNTIME_DIR ...\n",
+				"orphan-line|request-flood RUNTIME_DIR ...\n",
 			argv[0]);
 		return 2;
 	}
@@ -1225,6 +1308,8 @@ int main(int argc, char **argv)
 		rc = squat(atoi(argv[3]));
 	else if (cmd == "requests" && argc == 5)
 		rc = requests(argv[3], argc > 4 ? static_cast<uint32_t>(atol(argv[4])) : 0);
+	else if (cmd == "orphan-line" && argc == 3)
+		rc = orphan_line();
 	else if (cmd == "request-flood" && argc == 4)
 		rc = request_flood(atoi(argv[3]), false);
 	else if (cmd == "request-flood" && argc == 5 && strcmp(argv[4], "pipe") == 0)

@@ -1212,6 +1212,37 @@ static void test_hostile_requests(void)
 	scene_end(&s);
 }
 
+/* After a request, a primary thread stays on the line for the next one
+ * (request_lines.cpp). A peer that lifts the line's timeout keeps it
+ * there, and dies with the line handed to another process: what that
+ * process sends on it then speaks for nobody, and is not acted on (not
+ * answered, not even -ENODEV: nothing made, nothing counted), and the
+ * line is closed (test/fault/hostile orphan-line). */
+static void test_dead_peers_waited_line(void)
+{
+	struct scene s;
+	struct peer h;
+
+	CU_ASSERT_FATAL(mp_have_hugepages());
+	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "orphan"), 0);
+	long r0 = mp_refused(&s.prim), fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "orphan-line", NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(atol(h.last), 0);
+	for (int i = 0; i < 300 && strcmp(peer_cmd(&s.prim, "peers"), "ok 0") != 0; i++)
+		usleep(10000);
+	REPLY_IS(&s.prim, "ok 0", "peers");
+	CU_ASSERT_EQUAL(peer_send(&h, "speak"), 0);
+	h.tag = "orphan ";
+	CU_ASSERT_EQUAL(peer_read(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_STRING_EQUAL(h.last, "closed");
+	CU_ASSERT_EQUAL(peer_wait(&h, MP_TIMEOUT_MS), 0);
+	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "owner " DEV " orphan"), "err 2", 5), 0);
+	CU_ASSERT_EQUAL(mp_refused(&s.prim), r0);
+	CU_ASSERT(mp_fds_settle(&s.prim, fds0) <= fds0);
+	scene_end(&s);
+}
+
 /* A real peer sends 1000 creates and reads nothing (test/fault/hostile
  * request-flood; @how: NULL for UMEMs out of DPDK memory, "pipe" for OBJs
  * whose command is in a pipe), all on one request line it does not read
@@ -1301,6 +1332,7 @@ static const struct dvs_test_case hostile_cases[] = {
 	DVS_TEST(test_new_primary_beside_orphans),
 	DVS_TEST(test_after_eal_cleanup),
 	DVS_TEST(test_hostile_requests),
+	DVS_TEST(test_dead_peers_waited_line),
 	DVS_TEST(test_request_flood),
 	DVS_TEST(test_request_flood_bad_commands),
 	DVS_TEST_END,
