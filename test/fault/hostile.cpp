@@ -712,6 +712,7 @@ DestroyReq destroy_req(const char *dev, const char *name, uint32_t timeout_ms)
 	return d;
 }
 
+
 /* @len bytes of @cmd in a sealed memfd, as a secondary sends a command. */
 Fd command_fd(const void *cmd, size_t len)
 {
@@ -740,6 +741,33 @@ void expect(Requester &r, uint32_t seq, int status, const std::string &what, boo
 	printf("hostile: %s: %s\n", what.c_str(), status == 0 ? "done" : strerror(-status));
 	fflush(stdout);
 }
+
+/* A new line whose read timeout this process lifts, through @theirs (a
+ * dup of the primary's end, kept): two requests answered there, and a
+ * primary thread stays on it for good after the second (the other may
+ * take it back, request_lines.cpp). Returns this process's end. */
+Fd pinned_line(Requester &r, Fd *theirs)
+{
+	Fd mine;
+
+	if (channel_line_pair(&mine, theirs) != 0)
+		fail("a line's socket pair: %s", strerror(errno));
+	announce(r, theirs->get());
+	uint32_t seq = send_on(r, mine.get(), kActDestroy, destroy_req("sim0", "nope", 1000), {});
+	r.alone[seq] = Fd(dup(mine.get()));
+	expect(r, seq, -ENOENT, "a request on a line whose timeout is lifted next");
+	struct timeval forever = {};
+	if (setsockopt(theirs->get(), SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever)) != 0)
+		fail("SO_RCVTIMEO: %s", strerror(errno));
+	/* Any thread's wait on a line (1 ms) is over: the next one to serve
+	 * this line stays on it, with no timeout now. */
+	usleep(50 * 1000);
+	seq = send_on(r, mine.get(), kActDestroy, destroy_req("sim0", "nope", 1000), {});
+	r.alone[seq] = Fd(dup(mine.get()));
+	expect(r, seq, -ENOENT, "a request on a line whose timeout was lifted");
+	return mine;
+}
+
 
 /* Requests @seqs, each sent alone, the primary must refuse unanswered
  * (and count): it closes their lines, and never answers. */
@@ -921,28 +949,12 @@ int requests(const char *published, uint32_t primary_umem_id)
 	 * at its next wake-up past 2 s: the line is shut and closed (the
 	 * primary holds its socket no more), counted, and requests go on. */
 	{
-		Fd mine, theirs;
-		if (channel_line_pair(&mine, &theirs) != 0)
-			fail("a line's socket pair: %s", strerror(errno));
+		Fd theirs;
+		Fd keep = pinned_line(r, &theirs);
 		struct stat st;
 		if (fstat(theirs.get(), &st) != 0)
 			fail("fstat: %s", strerror(errno));
 		const std::string sock = "socket:[" + std::to_string(st.st_ino) + "]";
-		announce(r, theirs.get());
-		Fd keep(dup(mine.get()));
-		uint32_t seq = send_on(r, mine.get(), kActDestroy, destroy_req("sim0", "nope", 1000),
-				       {});
-		r.alone[seq] = std::move(mine);
-		expect(r, seq, -ENOENT, "a request on a line whose timeout is lifted next");
-		struct timeval forever = {};
-		if (setsockopt(theirs.get(), SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever)) != 0)
-			fail("SO_RCVTIMEO: %s", strerror(errno));
-		/* Any thread's wait on a line (1 ms) is over: the next one to
-		 * serve this line stays on it, with no timeout now. */
-		usleep(50 * 1000);
-		seq = send_on(r, keep.get(), kActDestroy, destroy_req("sim0", "nope", 1000), {});
-		r.alone[seq] = Fd(dup(keep.get()));
-		expect(r, seq, -ENOENT, "a request on a line whose timeout was lifted");
 		const std::string pfd = "/proc/" + std::to_string(primary_pid()) + "/fd";
 		auto holds = [&] {
 			DIR *d = opendir(pfd.c_str());
@@ -1177,22 +1189,8 @@ int orphan_line()
 		Requester r;
 		join(r);
 		attach(r);
-		Fd mine, theirs;
-		if (channel_line_pair(&mine, &theirs) != 0)
-			fail("a line's socket pair: %s", strerror(errno));
-		announce(r, theirs.get());
-		Fd keep(dup(mine.get()));
-		uint32_t seq = send_on(r, mine.get(), kActDestroy, destroy_req("sim0", "nope", 1000),
-				       {});
-		r.alone[seq] = std::move(mine);
-		expect(r, seq, -ENOENT, "orphan: a request before the timeout is lifted");
-		struct timeval forever = {};
-		if (setsockopt(theirs.get(), SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever)) != 0)
-			fail("SO_RCVTIMEO: %s", strerror(errno));
-		usleep(50 * 1000); /* the 1 ms wait after the first one is over */
-		seq = send_on(r, keep.get(), kActDestroy, destroy_req("sim0", "nope", 1000), {});
-		r.alone[seq] = Fd(dup(keep.get()));
-		expect(r, seq, -ENOENT, "orphan: a request that leaves a thread on the line");
+		Fd theirs;
+		Fd keep = pinned_line(r, &theirs);
 		struct rte_mp_msg m = {};
 		snprintf(m.name, sizeof(m.name), "line");
 		m.num_fds = 1;
