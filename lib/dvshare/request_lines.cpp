@@ -36,10 +36,10 @@ constexpr uint32_t kArm = EPOLLIN | EPOLLONESHOT;
 /* After a request, one thread (never both) stays on its line for the
  * next one, in a recvmsg() that the line's SO_RCVTIMEO ends: woken by
  * epoll_wait(), a thread makes a second system call to read what came
- * (about 3 us of a secondary's 40 us create here), woken in recvmsg() it
- * has it. A secondary's creates come in bursts (its start, a queue's
- * set-up). Bounded both ways, so that the line cannot keep the thread
- * from the others: idle kLingerUs, at most kLingerMax requests. */
+ * (about 2.5 us of a secondary's 35 to 45 us create here); woken in
+ * recvmsg(), it has it. A secondary's creates come in bursts (its start,
+ * a queue's set-up). Bounded both ways, so that the line cannot keep the
+ * thread from the others: idle kLingerUs, at most kLingerMax requests. */
 constexpr long kLingerUs = 1000;
 constexpr unsigned int kLingerMax = 64;
 /* The sender may keep a dup of the primary's end and lift its timeout:
