@@ -955,7 +955,9 @@ int requests(const char *published, uint32_t primary_umem_id)
 		if (fstat(theirs.get(), &st) != 0)
 			fail("fstat: %s", strerror(errno));
 		const std::string sock = "socket:[" + std::to_string(st.st_ino) + "]";
-		const std::string pfd = "/proc/" + std::to_string(primary_pid()) + "/fd";
+		const std::string proc = "/proc/" + std::to_string(primary_pid());
+		const std::string pfd = proc + "/fd";
+		const int threads0 = count_dir(proc + "/task");
 		auto holds = [&] {
 			DIR *d = opendir(pfd.c_str());
 			bool found = false;
@@ -979,6 +981,9 @@ int requests(const char *published, uint32_t primary_umem_id)
 			usleep(10 * 1000);
 		if (holds())
 			fail("a line whose timeout was lifted: still held 5 s after the take-back");
+		if (count_dir(proc + "/task") != threads0)
+			fail("a line whose timeout was lifted: the primary's threads %d -> %d", threads0,
+			     count_dir(proc + "/task"));
 		say("a line whose read timeout was lifted: its thread taken back, the line closed");
 	}
 

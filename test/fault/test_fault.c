@@ -1226,6 +1226,8 @@ static void test_dead_peers_waited_line(void)
 	CU_ASSERT_FATAL(mp_have_hugepages());
 	CU_ASSERT_EQUAL_FATAL(scene_start(&s, "orphan"), 0);
 	long r0 = mp_refused(&s.prim), fds0 = ok_num(peer_cmd(&s.prim, "fdcount"));
+	long th0 = ok_num(peer_cmd(&s.prim, "threadcount"));
+	long n0 = ok_num(peer_cmd(&s.prim, "count " DEV));
 	CU_ASSERT_EQUAL_FATAL(hostile_start(&h, &s, "orphan-line", NULL, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(peer_read(&h, MP_TIMEOUT_MS), 0);
 	CU_ASSERT_EQUAL(atol(h.last), 0);
@@ -1240,6 +1242,10 @@ static void test_dead_peers_waited_line(void)
 	CU_ASSERT_EQUAL(strncmp(peer_cmd(&s.prim, "owner " DEV " orphan"), "err 2", 5), 0);
 	CU_ASSERT_EQUAL(mp_refused(&s.prim), r0);
 	CU_ASSERT(mp_fds_settle(&s.prim, fds0) <= fds0);
+	/* The thread that waited on the line is back (no thread more or
+	 * less), and the registry has no entry more. */
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "threadcount")), th0);
+	CU_ASSERT_EQUAL(ok_num(peer_cmd(&s.prim, "count " DEV)), n0);
 	scene_end(&s);
 }
 
