@@ -101,10 +101,13 @@ int await_reply(ReplyLine &line, uint32_t seq, int wait_ms, ReplyMsg *rep)
 		}
 		if (rc != 0 && rc != -EINTR)
 			return rc;
-		const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
-		if (left.count() <= 0)
+		/* Rounded up: a signal less than 1 ms before the deadline does
+		 * not end the wait early. */
+		const auto left = deadline - steady_clock::now();
+		if (left <= steady_clock::duration::zero())
 			break;
-		if ((rc = set_timeout(line, static_cast<int>(left.count()), true)) != 0)
+		if ((rc = set_timeout(line, static_cast<int>(ceil<milliseconds>(left).count()),
+				      true)) != 0)
 			return rc;
 	}
 	(void)shutdown(rd, SHUT_RD);

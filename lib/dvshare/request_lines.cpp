@@ -56,6 +56,12 @@ int64_t now_ns()
 		.count();
 }
 
+/* Has a wait that started at @since (0: none) lasted past kLingerStuck? */
+bool stuck(int64_t since)
+{
+	return since != 0 && now_ns() - since >= std::chrono::nanoseconds(kLingerStuck).count();
+}
+
 /* A create's command from the fd beside the request: it must be memory
  * (a memfd or other shmem file: F_GET_SEALS works only there), so reading
  * it can neither block this thread nor fault, and exactly @len bytes. It
@@ -241,7 +247,8 @@ bool RequestLines::find(uint64_t id, Line *l)
 
 	if (it == lines_.end())
 		return false;
-	*l = it->second;
+	if (l != nullptr)
+		*l = it->second;
 	return true;
 }
 
@@ -270,16 +277,13 @@ RequestLines::Served RequestLines::linger(uint64_t id, const Line &l)
  * line is shut for reading (its wait ends, it is closed, counted). */
 void RequestLines::take_back()
 {
-	int64_t since = wait_since_.load(std::memory_order_relaxed);
-
-	if (since == 0 || now_ns() - since < std::chrono::nanoseconds(kLingerStuck).count())
+	if (!stuck(wait_since_.load(std::memory_order_relaxed)))
 		return;
 	PeerId who;
 	{
 		std::lock_guard<std::mutex> lock(mu_);
-		since = wait_since_.load(std::memory_order_relaxed);
-		if (lingered_.fd == nullptr || since == 0 ||
-		    now_ns() - since < std::chrono::nanoseconds(kLingerStuck).count())
+		/* Again under the lock: the wait may have ended meanwhile. */
+		if (lingered_.fd == nullptr || !stuck(wait_since_.load(std::memory_order_relaxed)))
 			return;
 		(void)shutdown(lingered_.fd->get(), SHUT_RD);
 		who = lingered_.who;
@@ -312,8 +316,7 @@ RequestLines::Served RequestLines::serve(const Line &l, uint64_t waited)
 		return waited != 0 ? Served::Idle : Served::Done;
 	/* Dropped while this thread waited on it (its sender died with the
 	 * line handed to another process): what came is not acted on. */
-	Line now;
-	if (waited != 0 && !find(waited, &now))
+	if (waited != 0 && !find(waited, nullptr))
 		return Served::Closed;
 	if (rc < 0) {
 		/* Its end closed (the thread, or the process, let go of it):

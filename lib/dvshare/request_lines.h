@@ -63,6 +63,7 @@ private:
 	/* The thread (and its epoll set), at the first line: 0 or -errno. */
 	int start_locked();
 	void run();
+	/* Is line @id listed? Its copy in @l (if not null). */
 	bool find(uint64_t id, Line *l);
 	/* Read and act on one message of @l: Closed when the line is to be
 	 * closed (its end closed, or its sender broke the protocol). With
