@@ -18,6 +18,7 @@
 #include "dvs_cunit.h"
 #include "channel.h"
 #include "ipc_proto.h"
+#include "peer_requests.h"
 #include "reply_wait.h"
 
 using namespace dvs;
@@ -25,19 +26,6 @@ using namespace dvs;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/* The primary's answer @status to @seq on its end @fd: 0 or -errno. */
-int answer(int fd, uint32_t seq, int status)
-{
-	struct rte_mp_msg m;
-	ReplyMsg rep{};
-
-	rep.hdr = mp_hdr();
-	rep.seq = seq;
-	rep.status = status;
-	mp_pack(&m, kActReply, rep);
-	return channel_send(fd, m);
-}
 
 long ms_since(Clock::time_point t0)
 {
@@ -52,7 +40,7 @@ void line_with_timeout(ReplyLine *line, Fd *prim, int ms)
 	ReplyMsg rep;
 
 	CU_ASSERT_EQUAL_FATAL(channel_line_pair(&line->fd, prim), 0);
-	CU_ASSERT_EQUAL_FATAL(answer(prim->get(), 1, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(answer_status(*prim, 1, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(await_reply(*line, 1, ms, &rep), 0);
 	CU_ASSERT_EQUAL(line->timeout_ms, ms);
 }
@@ -64,15 +52,15 @@ void test_answer_and_refusals()
 	ReplyMsg rep;
 
 	line_with_timeout(&line, &prim, 1000);
-	CU_ASSERT_EQUAL(answer(prim.get(), 2, -ENOENT), 0);
+	CU_ASSERT_EQUAL(answer_status(prim, 2, -ENOENT), 0);
 	CU_ASSERT_EQUAL(await_reply(line, 2, 1000, &rep), 0);
 	CU_ASSERT_EQUAL(rep.seq, 2u);
 	CU_ASSERT_EQUAL(rep.status, -ENOENT);
 	/* The answer to another request: not taken for this one. */
-	CU_ASSERT_EQUAL(answer(prim.get(), 7, 0), 0);
+	CU_ASSERT_EQUAL(answer_status(prim, 7, 0), 0);
 	CU_ASSERT_EQUAL(await_reply(line, 3, 1000, &rep), -EBADMSG);
 	/* The primary refusing the line (sequence 0): its status. */
-	CU_ASSERT_EQUAL(answer(prim.get(), 0, -EMFILE), 0);
+	CU_ASSERT_EQUAL(answer_status(prim, 0, -EMFILE), 0);
 	CU_ASSERT_EQUAL(await_reply(line, 4, 1000, &rep), -EMFILE);
 	/* The primary's end gone: the line says so, at once. */
 	prim.reset();
@@ -91,7 +79,7 @@ void test_answer_after_a_shorter_timeout()
 	line_with_timeout(&line, &prim, 50);
 	std::thread late([&] {
 		usleep(200 * 1000);
-		(void)answer(prim.get(), 2, 0);
+		(void)answer_status(prim, 2, 0);
 	});
 	const auto t0 = Clock::now();
 	CU_ASSERT_EQUAL(await_reply(line, 2, 5000, &rep), 0);
@@ -116,7 +104,7 @@ void test_no_answer_waits_to_its_deadline()
 	const auto t0 = Clock::now();
 	CU_ASSERT_EQUAL(await_reply(line, 2, 300, &rep), -ETIMEDOUT);
 	CU_ASSERT(ms_since(t0) >= 300);
-	CU_ASSERT_EQUAL(answer(prim.get(), 2, 0), -EPIPE);
+	CU_ASSERT_EQUAL(answer_status(prim, 2, 0), -EPIPE);
 }
 
 std::atomic<int> signals{ 0 };
