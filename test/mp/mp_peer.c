@@ -76,12 +76,16 @@ static void on_event(struct dvshare_dev *dev, enum dvshare_event ev, const char 
 {
 	(void)pid;
 	(void)arg;
-	if ((unsigned int)ev < 16)
-		__atomic_add_fetch(&ev_count[ev], 1, __ATOMIC_RELAXED);
 	if (ev == DVSHARE_EVENT_PEER_DIED && death_destroy[0] != '\0' && death_rc == 1)
 		death_rc = dvshare_destroy(dev, death_destroy, 1000);
 	if (ev == DVSHARE_EVENT_PUBLISHED)
 		snprintf(ev_last, sizeof(ev_last), "%s", name);
+	/* Counted once what it did is there: a test that sees the count
+	 * then asks "deathrc" or "events" gets this event's (the count came
+	 * first, and test_destroy_from_callback read "not tried yet" under
+	 * load). */
+	if ((unsigned int)ev < 16)
+		__atomic_add_fetch(&ev_count[ev], 1, __ATOMIC_RELEASE);
 	/* A "hung" secondary: the application sits in its REVOKING callback. */
 	while (ev == DVSHARE_EVENT_REVOKING && block_revoke)
 		usleep(1000);
@@ -1121,12 +1125,12 @@ static int run(char *line)
 				reply("ok");
 		}
 	} else if (strcmp(line, "events") == 0) {
-		reply("ok %u %u %u %s", __atomic_load_n(&ev_count[DVSHARE_EVENT_PUBLISHED], __ATOMIC_RELAXED),
-		      __atomic_load_n(&ev_count[DVSHARE_EVENT_PEER_ATTACHED], __ATOMIC_RELAXED),
-		      __atomic_load_n(&ev_count[DVSHARE_EVENT_PEER_DETACHED], __ATOMIC_RELAXED),
+		reply("ok %u %u %u %s", __atomic_load_n(&ev_count[DVSHARE_EVENT_PUBLISHED], __ATOMIC_ACQUIRE),
+		      __atomic_load_n(&ev_count[DVSHARE_EVENT_PEER_ATTACHED], __ATOMIC_ACQUIRE),
+		      __atomic_load_n(&ev_count[DVSHARE_EVENT_PEER_DETACHED], __ATOMIC_ACQUIRE),
 		      ev_last[0] ? ev_last : "-");
 	} else if (sscanf(line, "ev %u", &x) == 1) {
-		reply("ok %u", x < 16 ? __atomic_load_n(&ev_count[x], __ATOMIC_RELAXED) : 0);
+		reply("ok %u", x < 16 ? __atomic_load_n(&ev_count[x], __ATOMIC_ACQUIRE) : 0);
 	} else if (sscanf(line, "blockrevoke %u", &x) == 1) {
 		block_revoke = (int)x;
 		reply("ok");
