@@ -45,6 +45,17 @@ extern "C" {
 #define DVS_SIM_MAX_VIRTQ 256u       /**< max_num_virtio_queues */
 #define DVS_SIM_FREEZE_TO_RDY 0      /**< freeze_to_rdy_supported: SUSPEND -> RDY refused */
 #define DVS_SIM_MAX_QUEUE_SIZE 32768u
+/**
+ * The port's MTU: 1500 when the device is made (a netdev's default), up to
+ * DVS_SIM_MAX_MTU (dvs_sim_set_mtu()). The largest frame the device sends
+ * is MTU + DVS_SIM_FRAME_OVERHEAD (an Ethernet header and one VLAN tag: the
+ * hard MTU of Linux mlx5e without the FCS); a TX packet longer than that is
+ * taken from its queue and dropped, counted per TX queue (doc/sim.md).
+ */
+#define DVS_SIM_DEFAULT_MTU 1500u
+#define DVS_SIM_MIN_MTU 68u           /**< IPv4's minimum (RFC 791), the kernel's ETH_MIN_MTU */
+#define DVS_SIM_MAX_MTU 9216u         /**< the sim's own limit */
+#define DVS_SIM_FRAME_OVERHEAD 18u
 #define DVS_SIM_UMEM_A0 128u         /**< umem_1_buffer_param_a */
 #define DVS_SIM_UMEM_B0 4096u        /**< umem_1_buffer_param_b */
 #define DVS_SIM_UMEM_A1 32u
@@ -124,6 +135,8 @@ struct dvs_sim_stats {
 	uint64_t lock_recoveries; /**< times a dead lock holder was recovered */
 	uint32_t uars;            /**< live UARs: one per open or imported context
 				       not closed (a dead process's stays) */
+	uint64_t fence_waits;     /**< control calls that waited for an engine's turn to end */
+	uint64_t fence_wait_max_ns; /**< the longest such wait */
 };
 
 /**
@@ -219,9 +232,11 @@ struct dvs_sim_engine_stats {
 	uint64_t packets;     /**< packets put in an RX buffer */
 	uint64_t octets;      /**< their bytes, without the virtio-net header */
 	uint64_t dropped;     /**< packets sent but not delivered (no RX queue ready,
-				   no buffer, one too small) */
+				   no buffer, one too small, longer than the largest frame) */
+	uint64_t oversize;    /**< of those, the ones longer than the largest frame */
 	uint64_t errors;      /**< queues moved to ERR */
 	uint64_t unreachable; /**< times a queue's memory was another process's */
+	uint64_t fenced;      /**< queue turns not taken: a control call held the device */
 };
 
 /** Read an engine's stats (any thread; each value read atomically). */
@@ -240,13 +255,30 @@ __rte_internal
 int dvs_sim_steer(struct ibv_context *ctx, uint16_t tx_index, uint16_t rx_index,
 		  uint32_t flow_counter_id);
 
+/** What the device counted for one queue index (besides VIRTIO_Q_COUNTERS). */
+struct dvs_sim_vq_counts {
+	uint64_t kicks;       /**< doorbells that named the index */
+	uint64_t rx_dropped;  /**< packets steered to it and dropped (no RX queue
+				   ready, no buffer, one too small) */
+	uint64_t tx_oversize; /**< TX: packets longer than the largest frame,
+				   taken and dropped */
+};
+
+/** Read the counts of queue index @p index. @return 0 or -EINVAL. */
+__rte_internal
+int dvs_sim_vq_stats(struct ibv_context *ctx, uint16_t index, struct dvs_sim_vq_counts *counts);
+
 /**
- * Per queue index: doorbells that named it, and packets steered to it
- * and dropped. @return 0 or -EINVAL.
+ * Set the port's MTU (what SIOCSIFMTU on the netdev does on a NIC, as
+ * DPDK's vdpa/mlx5 sets it): from DVS_SIM_MIN_MTU to DVS_SIM_MAX_MTU.
+ * Packets already taken are not affected. @return 0 or -EINVAL.
  */
 __rte_internal
-int dvs_sim_vq_stats(struct ibv_context *ctx, uint16_t index, uint64_t *kicks,
-		     uint64_t *rx_dropped);
+int dvs_sim_set_mtu(struct ibv_context *ctx, uint32_t mtu);
+
+/** The port's MTU, or 0 when @p ctx is not a sim context. */
+__rte_internal
+uint32_t dvs_sim_mtu(struct ibv_context *ctx);
 
 /**
  * The memory [@p addr, @p addr + @p len) of this process is going away

@@ -10,17 +10,28 @@
  * leaves the other queues flowing. Each descriptor and ring entry is read
  * once into a local copy, so a driver rewriting them during a pass sees
  * one reading or the other, never a mix; every index and chain is bounded
- * by the queue size, as DPDK's lib/vhost bounds them.
+ * by the queue size, as DPDK's lib/vhost bounds them, and a TX packet by
+ * the port's largest frame, as a NIC bounds it.
  *
- * A queue is served under the ufile lock: a control call (SUSPEND, a
- * destroy) waits for the pass to end, so when it returns the engine has
- * stopped using the queue and its memory.
+ * A queue goes to ERR as the last thing its turn does: what the device
+ * finished before the bad entry (used entries, indexes, counters) is
+ * published first, and nothing of the queue is touched after.
+ *
+ * Each queue is served in a turn of its own (EngineTurn): control calls
+ * (QUERY, MODIFY, a destroy) wait for at most the turn in progress, so
+ * when they return the engine has stopped using the queue and its
+ * memory. A turn is bounded by a packet budget and by a deficit in
+ * bytes (deficit round robin: each packet, descriptor and byte copied
+ * costs), so a queue of large or long-chained packets gets the engine
+ * for no longer than a queue of small ones, as a NIC's scheduler shares
+ * its queues.
  */
 #include "sim_datapath.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include <endian.h>
@@ -36,9 +47,21 @@ namespace {
 
 constexpr uint32_t kDbWord = DVS_SIM_DB_OFFSET / 4;
 constexpr uint32_t kNetHdr = 12;       /* virtio_net_hdr_v1 */
-constexpr uint32_t kBudget = 256;      /* packets per queue per pass: others get their turn */
+constexpr uint32_t kBudget = 256;      /* packets per queue per turn */
 constexpr uint32_t kIdlePasses = 1024; /* passes polled without work before kicks are asked for */
 constexpr size_t kCtx = DVSHARE_PRM_HDR_SIZE; /* virtio_net_q's offset in a command */
+/* A turn's deficit, and what its work costs, in bytes copied: measured
+ * here (doc/benchmarks.md, "Hostile drivers"), a packet's fixed work is
+ * about as long as 64 bytes' copy, a descriptor's walk as 32. */
+constexpr int64_t kQuantum = 32 * 1024;
+constexpr int64_t kPacketCost = 64, kDescCost = 32;
+constexpr uint32_t kMaxFrame = DVS_SIM_MAX_MTU + DVS_SIM_FRAME_OVERHEAD;
+/* Fragments of one packet, at most: every fragment but one per key piece
+ * of the last descriptor holds a byte of the header or the frame. */
+constexpr size_t kMaxFrags = kNetHdr + kMaxFrame + kMaxKlm;
+/* A fence up this long is looked at: its raiser may have died. */
+constexpr uint64_t kFenceCheckNs = 100'000'000;
+constexpr uint8_t kOversize = 0xff;    /* walk(): past the largest frame (not an error) */
 
 /* Split rings, virtio 1.1 2.6, little-endian (<linux/virtio_ring.h> does
  * not build as C++). */
@@ -81,6 +104,21 @@ template <typename T> void add(T &v, T x)
 	std::atomic_ref<T>(v).fetch_add(x, std::memory_order_relaxed);
 }
 
+/* One writer (the engine in its turn), readers without a lock: a plain
+ * add made of an atomic load and store, no locked instruction. */
+template <typename T> void bump(T &v, T x)
+{
+	store(v, static_cast<T>(load(v) + x));
+}
+
+uint64_t now_ns()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
+
 /* A piece of the queue's key, as this process reaches it: host address
  * of key address a is base + a. */
 struct Span {
@@ -111,6 +149,7 @@ struct Queue {
 	int nspan = 0;
 	uint32_t idle = 0;
 	bool quiet = false;     /* kUsedNoNotify set by the engine */
+	int64_t credit = 0;     /* TX: the turn's deficit (kept across rebuilds) */
 };
 
 uint8_t *ctx_field(Kobj &k, size_t off)
@@ -120,7 +159,7 @@ uint8_t *ctx_field(Kobj &k, size_t off)
 
 uint8_t state_of(Kobj &k)
 {
-	return *ctx_field(k, DVSHARE_PRM_VIRTQ_STATE) & 0xf;
+	return load(*ctx_field(k, DVSHARE_PRM_VIRTQ_STATE)) & 0xf;
 }
 
 /* Translate [@addr, @addr + @len) through the spans, appending the host
@@ -158,15 +197,17 @@ void *ring_at(const Queue &q, uint64_t addr, uint64_t len, bool write)
 
 /* Copy the packet after the TX header into the RX fragments after a
  * fresh header: no offload, one buffer (num_buffers 1, as virtio 1.0 asks
- * of a device without MRG_RXBUF). */
+ * of a device without MRG_RXBUF). A driver may point a TX and an RX
+ * buffer of one key at the same bytes: memmove keeps that defined (the
+ * bytes delivered are then the TX buffer's as the copy read them). */
 void copy_packet(const std::vector<Frag> &tx, const std::vector<Frag> &rx, uint32_t pkt)
 {
 	uint8_t hdr[kNetHdr] = {};
 	uint16_t one = htole16(1);
 	memcpy(hdr + 10, &one, sizeof(one));
 	if (tx.size() == 1 && rx.size() == 1) { /* the common case: one buffer each */
+		memmove(rx[0].p + kNetHdr, tx[0].p + kNetHdr, pkt);
 		memcpy(rx[0].p, hdr, kNetHdr);
-		memcpy(rx[0].p + kNetHdr, tx[0].p + kNetHdr, pkt);
 		return;
 	}
 	size_t ri = 0, roff = 0;
@@ -179,83 +220,49 @@ void copy_packet(const std::vector<Frag> &tx, const std::vector<Frag> &rx, uint3
 				continue;
 			}
 			uint32_t c = std::min(room, n);
-			memcpy(rx[ri].p + roff, src, c);
+			memmove(rx[ri].p + roff, src, c);
 			roff += c;
 			src += c;
 			n -= c;
 		}
 	};
-	put(hdr, kNetHdr);
+	/* The frame first, after the header's room; the header last, as it
+	 * may lie over TX bytes not yet read. */
 	uint32_t skip = kNetHdr;
+	roff = kNetHdr;
+	while (ri < rx.size() && roff >= rx[ri].len) {
+		roff -= rx[ri].len;
+		ri++;
+	}
 	for (const Frag &f : tx) {
 		uint32_t s = std::min(skip, f.len);
 		skip -= s;
 		put(f.p + s, f.len - s);
 	}
+	ri = 0;
+	roff = 0;
+	put(hdr, kNetHdr);
 }
 
 } // namespace
-
-/* ------------------------------------------------ shared state changes */
-
-void dp_changed(const Ufile &u)
-{
-	add<uint64_t>(u.dp().gen, 1);
-}
-
-bool dp_can_bind(const Ufile &u, uint16_t index, uint32_t handle)
-{
-	uint32_t h = u.dp().vq[index].handle;
-
-	return h == HandleTable::kNone || h == handle;
-}
-
-void dp_bind(const Ufile &u, uint16_t index, uint32_t handle)
-{
-	u.dp().vq[index].handle = handle;
-	dp_changed(u);
-}
-
-void dp_unbind(const Ufile &u, uint16_t index, uint32_t handle)
-{
-	if (index < kMaxVirtq && u.dp().vq[index].handle == handle)
-		u.dp().vq[index].handle = HandleTable::kNone;
-	dp_changed(u);
-}
-
-void dp_forget_counter(const Ufile &u, uint32_t id)
-{
-	for (VqSlot &s : u.dp().vq)
-		if (s.flow_counter == id)
-			s.flow_counter = 0;
-	dp_changed(u);
-}
-
-void dp_poll_page(const Ufile &u, uint32_t page_id, bool on)
-{
-	std::atomic_ref<uint64_t> w(u.dp().var_pages[page_id / 64]);
-	const uint64_t bit = 1ull << (page_id % 64);
-
-	if (on)
-		w.fetch_or(bit, std::memory_order_release);
-	else
-		w.fetch_and(~bit, std::memory_order_release);
-}
 
 /* ------------------------------------------------------------ engine */
 
 struct DataPath::Impl {
 	const Ufile &u;
 	const uint64_t token;   /* this process (process_token()) */
-	uint64_t gen = 0;       /* DpState::gen of this pass */
+	uint64_t gen = 0;       /* DpState::gen of this turn */
 	DpCounts *counts;
 	Queue q[kMaxVirtq];
 	std::vector<Frag> tx, rx;
+	uint64_t fenced_since = 0; /* first refused turn of a run of them (0: none) */
+	uint32_t fenced_turns = 0;
 
 	Impl(const Ufile &uf, DpCounts *c) : u(uf), token(process_token()), counts(c)
 	{
-		tx.reserve(64);
-		rx.reserve(64);
+		/* Never grown in a turn: no allocation on the data path. */
+		tx.reserve(kMaxFrags);
+		rx.reserve(kMaxFrags);
 	}
 
 	DpState &dp() const { return u.dp(); }
@@ -278,7 +285,7 @@ struct DataPath::Impl {
 	}
 
 	/* Any polled doorbell not idle? Plain loads, no lock: an idle pass
-	 * never touches the lock other processes' control calls need. */
+	 * never touches what other processes' control calls need. */
 	bool doorbell_pending() const
 	{
 		for (uint32_t w = 0; w < kVarPages / 64; w++)
@@ -290,8 +297,8 @@ struct DataPath::Impl {
 		return false;
 	}
 
-	/* Under the lock, so no page is freed and handed to a new VAR
-	 * halfway: each kick counts on the page it was written to. */
+	/* In a turn, so no page is freed and handed to a new VAR halfway:
+	 * each kick counts on the page it was written to. */
 	unsigned int take_doorbells()
 	{
 		unsigned int kicks = 0;
@@ -322,15 +329,23 @@ struct DataPath::Impl {
 		return false;
 	}
 
+	/* The port's largest frame: its MTU with an Ethernet header and one
+	 * VLAN tag. */
+	uint32_t max_frame() const
+	{
+		return std::min(load(dp().mtu), static_cast<uint32_t>(DVS_SIM_MAX_MTU)) +
+		       DVS_SIM_FRAME_OVERHEAD;
+	}
+
 	/* ------------------------------------------------ the queue's view */
 
 	void set_err(Queue &q, uint8_t type, uint32_t QCounters::*counter)
 	{
 		uint8_t *st = ctx_field(*q.obj, DVSHARE_PRM_VIRTQ_STATE);
-		*st = static_cast<uint8_t>((*st & 0xf0) | DVSHARE_PRM_VIRTQ_STATE_ERR);
-		*ctx_field(*q.obj, DVSHARE_PRM_VIRTQ_ERROR_TYPE) = type;
+		store(*st, static_cast<uint8_t>((load(*st) & 0xf0) | DVSHARE_PRM_VIRTQ_STATE_ERR));
+		store(*ctx_field(*q.obj, DVSHARE_PRM_VIRTQ_ERROR_TYPE), type);
 		if (q.ctr != nullptr)
-			add(q.ctr->*counter, 1u);
+			bump(q.ctr->*counter, 1u);
 		q.ready = false;
 		counts->errors++;
 	}
@@ -338,8 +353,10 @@ struct DataPath::Impl {
 	/* Build the view of index @i from the shared state. */
 	void rebuild(Queue &q, uint16_t i)
 	{
+		const int64_t credit = q.credit;
 		q = Queue{};
 		q.gen = gen;
+		q.credit = credit;
 		const VqSlot &slot = dp().vq[i];
 		if (slot.handle == HandleTable::kNone)
 			return;
@@ -428,7 +445,8 @@ struct DataPath::Impl {
 	}
 
 	/* The avail index: entries posted since hw_avail, or -1 (and ERR)
-	 * when the driver claims more than the ring holds. */
+	 * when the driver claims more than the ring holds. Only at a turn's
+	 * start, before anything of @q is written. */
 	int pending(Queue &q)
 	{
 		uint16_t idx = le16toh(load(q.avail->idx, std::memory_order_acquire));
@@ -442,15 +460,19 @@ struct DataPath::Impl {
 	}
 
 	/* Walk the chain at @head (read once each), translating its buffers
-	 * into @out: device-readable for TX, device-writable for RX. 0 with
-	 * the descriptor count and bytes, or the error type. */
-	uint8_t walk(Queue &q, uint16_t head, bool write, std::vector<Frag> &out, uint32_t *ndesc,
-		     uint64_t *bytes)
+	 * into @out: device-readable for TX, device-writable for RX. TX
+	 * (@write false): kOversize as soon as the chain holds more than
+	 * @limit bytes, before that buffer is translated. RX: the walk ends
+	 * once the buffers hold @limit bytes (the rest is not needed). 0
+	 * with the descriptors walked and their bytes, or the error type. */
+	uint8_t walk(Queue &q, uint16_t head, bool write, uint64_t limit, std::vector<Frag> &out,
+		     uint32_t *ndesc, uint64_t *bytes)
 	{
 		uint32_t idx = head, n = 0;
 		uint64_t total = 0;
 
 		out.clear();
+		*ndesc = 0;
 		for (;;) {
 			if (idx >= q.size)
 				return DVS_SIM_VQ_ERR_BAD_DESC;
@@ -461,18 +483,20 @@ struct DataPath::Impl {
 			uint32_t len = le32toh(load(d.len));
 			uint16_t flags = le16toh(load(d.flags));
 			uint16_t next = le16toh(load(d.next));
+			n++;
+			*ndesc = n;
 			if ((flags & kDescIndirect) != 0 ||
 			    ((flags & kDescWrite) != 0) != write)
 				return DVS_SIM_VQ_ERR_BAD_DESC;
+			if (!write && total + len > limit)
+				return kOversize;
 			if (!xlate(q, addr, len, write, out))
 				return DVS_SIM_VQ_ERR_INVALID_BUFFER;
 			total += len;
-			n++;
-			if ((flags & kDescNext) == 0)
+			if ((flags & kDescNext) == 0 || (write && total >= limit))
 				break;
 			idx = next;
 		}
-		*ndesc = n;
 		*bytes = total;
 		return 0;
 	}
@@ -501,35 +525,46 @@ struct DataPath::Impl {
 		q.hw_avail++;
 	}
 
-	/* Descriptors a burst took from each ring, counted once at its end:
-	 * under the lock, plain adds (no locked instruction per packet). */
+	/* What a turn did, counted once at its end. */
 	struct Tally {
-		uint64_t tx_desc = 0, rx_desc = 0, packets = 0, dropped = 0;
+		uint64_t tx_desc = 0, rx_desc = 0, packets = 0, dropped = 0, oversize = 0;
 		uint64_t octets = 0;    /* of every packet sent */
 		uint64_t delivered = 0; /* of the packets delivered */
 	};
 
-	/* Put one packet (@pkt bytes after the header in tx) in @r's next
-	 * buffer; false when dropped. */
-	bool deliver(Queue *r, int *r_left, uint32_t pkt, Tally &tl)
+	/* The RX side of one TX turn: the queue packets go to, what is left
+	 * of its posted buffers, and the error that ends it (applied when
+	 * the turn ends). */
+	struct Rx {
+		Queue *q = nullptr;
+		int left = 0;
+		uint8_t err = 0;
+	};
+
+	/* Put one packet (@pkt bytes after the header in tx) in the next RX
+	 * buffer, adding the descriptors walked to @ndesc; false when
+	 * dropped. */
+	bool deliver(Rx &r, uint32_t pkt, uint32_t *ndesc)
 	{
-		if (r == nullptr || *r_left <= 0)
+		if (r.q == nullptr || r.left <= 0)
 			return false;
-		uint16_t head = le16toh(load(r->avail->ring[r->hw_avail & r->mask]));
-		uint32_t ndesc;
-		uint64_t room;
-		uint8_t err = walk(*r, head, true, rx, &ndesc, &room);
+		Queue &q = *r.q;
+		uint16_t head = le16toh(load(q.avail->ring[q.hw_avail & q.mask]));
+		uint32_t n;
+		uint64_t room = 0;
+		const uint64_t need = kNetHdr + static_cast<uint64_t>(pkt);
+		uint8_t err = walk(q, head, true, need, rx, &n, &room);
+		*ndesc += n;
 		if (err != 0) {
-			fail(*r, err);
-			*r_left = 0;
+			r.err = err;
+			r.left = 0;
 			return false;
 		}
-		if (room < kNetHdr + static_cast<uint64_t>(pkt))
+		if (room < need)
 			return false; /* no MRG_RXBUF: the buffer must hold it all */
 		copy_packet(tx, rx, pkt);
-		tl.rx_desc += ndesc;
-		put_used(*r, head, kNetHdr + pkt);
-		(*r_left)--;
+		put_used(q, head, static_cast<uint32_t>(need));
+		r.left--;
 		return true;
 	}
 
@@ -545,7 +580,25 @@ struct DataPath::Impl {
 			__builtin_prefetch(&q.desc[head]);
 	}
 
-	/* Serve TX queue @t: move its posted packets to its RX queue. */
+	/* The RX queue TX queue @t delivers to, with its posted buffers. An
+	 * RX ring claiming more than it holds is in ERR before anything of
+	 * it is written, and takes no packet. */
+	Rx rx_of(const Queue &t, uint16_t ti)
+	{
+		Rx r;
+		r.q = t.route < kMaxVirtq && t.route != ti ? view(t.route) : nullptr;
+		if (r.q != nullptr) {
+			r.left = pending(*r.q);
+			if (r.left < 0) {
+				r.q = nullptr;
+				r.left = 0;
+			}
+		}
+		return r;
+	}
+
+	/* Serve TX queue @t: move its posted packets to its RX queue, within
+	 * the turn's budget and deficit. */
 	void serve_tx(Queue &t, uint16_t ti)
 	{
 		int n = pending(t);
@@ -559,71 +612,92 @@ struct DataPath::Impl {
 			store(t.used->flags, htole16(kUsedNoNotify));
 			t.quiet = true;
 		}
-		Queue *r = t.route < kMaxVirtq && t.route != ti ? view(t.route) : nullptr;
-		int r_left = r != nullptr ? pending(*r) : 0;
-		if (r_left < 0)
-			r = nullptr;
-		uint32_t burst = std::min<uint32_t>(static_cast<uint32_t>(n), kBudget);
+		t.credit = std::min(t.credit + kQuantum, kQuantum);
+		if (t.credit <= 0)
+			return; /* paying for an earlier turn */
+		Rx r = rx_of(t, ti);
+		const uint64_t limit = kNetHdr + static_cast<uint64_t>(max_frame());
+		const uint32_t burst = std::min<uint32_t>(static_cast<uint32_t>(n), kBudget);
 		constexpr uint32_t kAhead = 8;
+		uint8_t t_err = 0;
 		Tally tl;
 		for (uint32_t k = 0; k < kAhead && k < burst; k++) {
 			prefetch_desc(t, k);
-			if (k < static_cast<uint32_t>(r_left))
-				prefetch_desc(*r, k);
+			if (k < static_cast<uint32_t>(r.left))
+				prefetch_desc(*r.q, k);
 		}
-		for (uint32_t k = 0; k < burst; k++) {
+		for (uint32_t k = 0; k < burst && t.credit > 0; k++) {
 			if (k + kAhead < burst) {
 				prefetch_desc(t, kAhead);
-				if (kAhead < static_cast<uint32_t>(r_left))
-					prefetch_desc(*r, kAhead);
+				if (kAhead < static_cast<uint32_t>(r.left))
+					prefetch_desc(*r.q, kAhead);
 			}
 			uint16_t head = le16toh(load(t.avail->ring[t.hw_avail & t.mask]));
-			uint32_t ndesc;
-			uint64_t bytes;
-			uint8_t err = walk(t, head, false, tx, &ndesc, &bytes);
-			if (err == 0 && (bytes < kNetHdr || bytes - kNetHdr > UINT32_MAX))
+			uint32_t ndesc, rdesc = 0;
+			uint64_t bytes = 0;
+			uint8_t err = walk(t, head, false, limit, tx, &ndesc, &bytes);
+			if (err == 0 && bytes < kNetHdr)
 				err = DVS_SIM_VQ_ERR_BAD_DESC; /* no room for its header */
-			if (err != 0) {
-				fail(t, err);
+			if (err != 0 && err != kOversize) {
+				t_err = err;
 				break;
 			}
-			uint32_t pkt = static_cast<uint32_t>(bytes - kNetHdr);
-			tl.octets += pkt;
-			if (deliver(r, &r_left, pkt, tl)) {
-				tl.packets++;
-				tl.delivered += pkt;
+			int64_t cost = kPacketCost;
+			if (err == kOversize) {
+				tl.oversize++;
 			} else {
-				tl.dropped++;
+				uint32_t pkt = static_cast<uint32_t>(bytes - kNetHdr);
+				tl.octets += pkt;
+				if (deliver(r, pkt, &rdesc)) {
+					tl.packets++;
+					tl.delivered += pkt;
+					cost += kNetHdr + pkt;
+				} else {
+					tl.dropped++;
+				}
 			}
 			tl.tx_desc += ndesc;
+			tl.rx_desc += rdesc;
+			cost += kDescCost * (ndesc + rdesc);
+			t.credit -= cost;
 			put_used(t, head, 0);
 		}
 		publish(t);
-		if (r != nullptr)
-			publish(*r);
-		account(t, r, tl);
+		if (r.q != nullptr)
+			publish(*r.q);
+		account(t, ti, r.q, tl);
+		/* Last: nothing of a queue is touched once it is in ERR. */
+		if (r.err != 0)
+			fail(*r.q, r.err);
+		if (t_err != 0)
+			fail(t, t_err);
 	}
 
-	/* What a burst did, into the counters QUERY reads (under the lock). */
-	void account(Queue &t, Queue *r, const Tally &tl)
+	/* What a turn did, into the counters QUERY reads. */
+	void account(Queue &t, uint16_t ti, Queue *r, const Tally &tl)
 	{
 		const uint64_t sent = tl.packets + tl.dropped;
 		if (t.ctr != nullptr) {
-			t.ctr->received_desc += tl.tx_desc;
-			t.ctr->completed_desc += tl.tx_desc;
+			bump(t.ctr->received_desc, tl.tx_desc);
+			bump(t.ctr->completed_desc, tl.tx_desc);
 		}
 		if (r != nullptr && r->ctr != nullptr) {
-			r->ctr->received_desc += tl.rx_desc;
-			r->ctr->completed_desc += tl.rx_desc;
+			/* Only the buffers filled: a walk that found one too
+			 * small, or an error, completed nothing. */
+			bump(r->ctr->received_desc, tl.rx_desc);
+			bump(r->ctr->completed_desc, tl.rx_desc);
 		}
 		if (t.flow != nullptr) {
-			t.flow->packets += sent;
-			t.flow->octets += tl.octets;
+			bump(t.flow->packets, sent);
+			bump(t.flow->octets, tl.octets);
 		}
 		if (tl.dropped != 0)
 			add<uint64_t>(dp().vq[t.route].rx_dropped, tl.dropped);
+		if (tl.oversize != 0)
+			add<uint64_t>(dp().vq[ti].tx_oversize, tl.oversize);
 		counts->packets += tl.packets;
-		counts->dropped += tl.dropped;
+		counts->dropped += tl.dropped + tl.oversize;
+		counts->oversize += tl.oversize;
 		counts->octets += tl.delivered;
 	}
 
@@ -633,6 +707,7 @@ struct DataPath::Impl {
 	 * other) and disarm. */
 	void idle(Queue &q, uint16_t i)
 	{
+		q.credit = std::min<int64_t>(q.credit, 0); /* an empty queue keeps no deficit (DRR), only its debt */
 		if (++q.idle < kIdlePasses)
 			return;
 		q.idle = 0;
@@ -657,6 +732,20 @@ struct DataPath::Impl {
 		else
 			disarm(i); /* an RX kick: its buffers are read when packets come */
 	}
+
+	/* A turn refused: a control call holds the ufile. If one has held it
+	 * for long, its holder may have died with it. */
+	void fenced()
+	{
+		counts->fenced++;
+		if (++fenced_turns % 1024 != 1)
+			return;
+		uint64_t now = now_ns();
+		if (fenced_since == 0)
+			fenced_since = now;
+		else if (now - fenced_since > kFenceCheckNs && EngineTurn::lift_dead_fence(u.hdr()))
+			fenced_since = 0;
+	}
 };
 
 DataPath::DataPath(const Ufile &u) : impl_(std::make_unique<Impl>(u, &counts_)) {}
@@ -675,50 +764,29 @@ unsigned int DataPath::pass()
 
 	if (!rung && !m.any_armed())
 		return 0;
-	UfileLock lock(m.u.hdr());
-	unsigned int kicks = rung ? m.take_doorbells() : 0;
-	counts_.kicks += kicks;
-	m.gen = load(m.dp().gen);
+	unsigned int kicks = 0;
+	if (rung) {
+		EngineTurn turn(m.u.hdr());
+		if (!turn.ok()) {
+			m.fenced();
+			return 0;
+		}
+		kicks = m.take_doorbells();
+		counts_.kicks += kicks;
+	}
 	for (uint32_t w = 0; w < kMaxVirtq / 64; w++)
-		for (uint64_t b = load(m.dp().armed[w]); b != 0; b &= b - 1)
+		for (uint64_t b = load(m.dp().armed[w]); b != 0; b &= b - 1) {
+			EngineTurn turn(m.u.hdr());
+			if (!turn.ok()) {
+				m.fenced();
+				return kicks;
+			}
+			m.gen = load(m.dp().gen);
 			m.serve(static_cast<uint16_t>(w * 64 + static_cast<uint32_t>(__builtin_ctzll(b))));
+		}
+	m.fenced_turns = 0;
+	m.fenced_since = 0;
 	return kicks;
 }
 
 } // namespace dvs::sim
-
-int dvs_sim_steer(struct ibv_context *ctx, uint16_t tx_index, uint16_t rx_index,
-		  uint32_t flow_counter_id)
-{
-	using namespace dvs::sim;
-	SimContext *sc = to_sim(ctx);
-
-	if (sc == nullptr || tx_index >= kMaxVirtq || tx_index % 2 != 1 ||
-	    (rx_index != UINT16_MAX && (rx_index >= kMaxVirtq || rx_index % 2 != 0)))
-		return -EINVAL;
-	UfileLock lock(sc->ufile.hdr());
-	if (flow_counter_id != 0 &&
-	    find_devx(sc->ufile, flow_counter_id, DVSHARE_PRM_CMD_ALLOC_FLOW_COUNTER, 0) == nullptr)
-		return -ENOENT;
-	VqSlot &s = sc->ufile.dp().vq[tx_index];
-	s.route = rx_index == UINT16_MAX ? kNoRoute : rx_index;
-	s.flow_counter = flow_counter_id;
-	dp_changed(sc->ufile);
-	return 0;
-}
-
-int dvs_sim_vq_stats(struct ibv_context *ctx, uint16_t index, uint64_t *kicks,
-		     uint64_t *rx_dropped)
-{
-	using namespace dvs::sim;
-	SimContext *sc = to_sim(ctx);
-
-	if (sc == nullptr || index >= kMaxVirtq)
-		return -EINVAL;
-	const VqSlot &s = sc->ufile.dp().vq[index];
-	if (kicks != nullptr)
-		*kicks = load(s.kicks);
-	if (rx_dropped != nullptr)
-		*rx_dropped = load(s.rx_dropped);
-	return 0;
-}

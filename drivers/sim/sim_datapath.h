@@ -11,9 +11,10 @@
  * little-endian), a 12-byte virtio_net_hdr_v1 before each packet, no
  * EVENT_IDX, INDIRECT or MRG_RXBUF (the sim's caps offer none of them).
  *
- * The shared half (bindings, steering, armed indexes, polled pages) lives
- * in the ufile (DpState); the engine's half (translations, ring pointers)
- * in the engine's process. An engine reaches a UMEM's memory only in the
+ * The shared half (bindings, steering, the port's MTU, armed indexes,
+ * polled pages) lives in the ufile (DpState, sim_datapath_state.cpp);
+ * the engine's half (translations, ring pointers, each queue's deficit)
+ * in the engine's process (sim_datapath.cpp). An engine reaches a UMEM's memory only in the
  * process that registered it: in dvshare, the primary, which registers
  * every UMEM and runs the engine (doc/sim.md).
  */
@@ -47,9 +48,11 @@ struct DpCounts {
 	uint64_t kicks = 0;        /* doorbells seen */
 	uint64_t packets = 0;      /* packets delivered into an RX buffer */
 	uint64_t octets = 0;       /* their bytes (without the virtio-net header) */
-	uint64_t dropped = 0;      /* packets sent but not delivered */
+	uint64_t dropped = 0;      /* packets sent but not delivered (oversize included) */
+	uint64_t oversize = 0;     /* packets longer than the port's largest frame */
 	uint64_t errors = 0;       /* queues moved to ERR */
 	uint64_t unreachable = 0;  /* armed queues whose memory this process cannot reach */
+	uint64_t fenced = 0;       /* turns not taken: a control call held the ufile */
 };
 
 /* The engine's half. Not thread-safe: one thread runs an engine. */
@@ -60,8 +63,8 @@ public:
 	DataPath(const DataPath &) = delete;
 	DataPath &operator=(const DataPath &) = delete;
 
-	/* One pass: take the doorbells, serve the armed queues. Returns the
-	 * kicks seen. */
+	/* One pass: take the doorbells, give each armed queue one turn
+	 * (EngineTurn). Returns the kicks seen. */
 	unsigned int pass();
 	/* Is any queue armed (the engine has work, or is polling one)? */
 	bool active() const;

@@ -83,6 +83,8 @@ void dvs_sim_engine_stats(const struct dvs_sim_engine *engine, struct dvs_sim_en
 	st->dropped = c.dropped;
 	st->errors = c.errors;
 	st->unreachable = c.unreachable;
+	st->oversize = c.oversize;
+	st->fenced = c.fenced;
 }
 
 int dvs_sim_engine_start(struct dvs_sim_engine *engine, unsigned int interval_us)

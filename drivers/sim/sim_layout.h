@@ -31,7 +31,7 @@
 namespace dvs::sim {
 
 constexpr uint64_t kMagic = 0x4656'4c49'4653'5644ull; /* "DVSFILVF" */
-constexpr uint32_t kLayoutVersion = 7;
+constexpr uint32_t kLayoutVersion = 8;
 constexpr size_t kPage = DVS_SIM_PAGE_SIZE;
 constexpr uint32_t kSlots = DVS_SIM_MAX_OBJECTS;   /* handles 0 .. kSlots - 1 */
 constexpr uint32_t kVarPages = DVS_SIM_VAR_PAGES;
@@ -145,6 +145,7 @@ struct MapRec {
 /* The data path (sim_datapath.cpp). A queue index names at most one
  * live queue that has been RDY: the doorbell value is an index. */
 constexpr uint32_t kMaxVirtq = DVS_SIM_MAX_VIRTQ;
+constexpr uint32_t kDefaultMtu = DVS_SIM_DEFAULT_MTU;
 constexpr uint32_t kNoRoute = UINT32_MAX;
 static_assert(kMaxVirtq % 64 == 0 && kVarPages % 64 == 0);
 
@@ -157,6 +158,8 @@ struct VqSlot {
 	uint64_t kicks;         /* doorbells that named the index */
 	uint64_t rx_dropped;    /* packets steered to this index and dropped
 				   (no RX queue ready, no buffer, one too small) */
+	uint64_t tx_oversize;   /* TX queue: packets longer than the port's
+				   largest frame, taken and dropped */
 };
 
 struct DpState {
@@ -165,6 +168,8 @@ struct DpState {
 	uint64_t var_pages[kVarPages / 64]; /* Owned VAR pages: the doorbells polled */
 	uint64_t armed[kMaxVirtq / 64];    /* indexes a doorbell named, not yet idle */
 	uint64_t stray_kicks;              /* doorbell values naming no index */
+	uint32_t mtu;                      /* the port's MTU (the netdev's on a NIC) */
+	uint32_t reserved;
 	VqSlot vq[kMaxVirtq];
 };
 
@@ -179,6 +184,17 @@ struct UfileHdr {
 	uint64_t ctl_off, table_off, pages_off, maps_off, entries_off, total_size;
 	uint64_t lock_recoveries;
 	pthread_mutex_t lock;   /* robust, process-shared */
+	/* The engine gate (sim_ufile.cpp, UfileLock): an engine holds
+	 * engine_lock (robust, process-shared) through one queue's turn, and
+	 * takes no turn while engine_fence is set. A holder of @lock sets the
+	 * fence, then takes and drops engine_lock: from then until it
+	 * releases @lock no engine touches a queue, and it waited at most one
+	 * turn for that (fence_wait_max_ns: the longest such wait). */
+	pthread_mutex_t engine_lock;
+	uint32_t engine_fence;
+	uint32_t reserved0;
+	uint64_t fence_waits;        /* control calls that found an engine in a turn */
+	uint64_t fence_wait_max_ns;
 	HtabHdr htab;
 	/* Released VAR pages, a bit each. With DpState::var_pages (the Owned
 	 * ones) this is the pool's bitmap: a free page is a zero bit in

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include <emmintrin.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -154,8 +155,11 @@ int Ufile::create(uint32_t dev_index)
 	h->entries_off = kEntriesOff;
 	h->total_size = kUfileSize;
 	rc = init_lock(&h->lock);
+	if (rc == 0)
+		rc = init_lock(&h->engine_lock);
 	if (rc != 0)
 		return rc;
+	dp().mtu = kDefaultMtu;
 	HandleTable::format(&h->htab, kSlots);
 	for (VqSlot &q : dp().vq) {
 		q.handle = HandleTable::kNone;
@@ -238,21 +242,70 @@ uint32_t *Ufile::var_words(uint32_t page_id) const
 					    entry_mmap_off(e));
 }
 
+namespace {
+
+uint64_t now_ns()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
+
+std::atomic_ref<uint32_t> fence_of(UfileHdr *hdr)
+{
+	return std::atomic_ref<uint32_t>(hdr->engine_fence);
+}
+
+/* Take a robust mutex that may have been left by a dead holder: its
+ * state is consistent at every store, so marking it usable is the repair. */
+int take_robust(pthread_mutex_t *m, bool try_only)
+{
+	int rc = try_only ? pthread_mutex_trylock(m) : pthread_mutex_lock(m);
+
+	if (rc == EOWNERDEAD)
+		rc = pthread_mutex_consistent(m) == 0 ? EOWNERDEAD : ENOTRECOVERABLE;
+	return rc;
+}
+
+/* Under @hdr->lock: keep every engine out of the queues until release().
+ * An engine in a turn ends it first (one queue's bounded work); none
+ * starts one while the fence is up, so no engine waits on this lock and
+ * no control call waits for more than one turn, however busy the queues. */
+void fence_engines(UfileHdr *hdr)
+{
+	fence_of(hdr).store(1, std::memory_order_seq_cst);
+	int rc = take_robust(&hdr->engine_lock, true);
+	if (rc == EBUSY) {
+		uint64_t t0 = now_ns();
+		rc = take_robust(&hdr->engine_lock, false);
+		uint64_t waited = now_ns() - t0;
+		hdr->fence_waits++;
+		hdr->fence_wait_max_ns = std::max(hdr->fence_wait_max_ns, waited);
+	}
+	if (rc == 0 || rc == EOWNERDEAD) /* EOWNERDEAD: an engine died in a turn */
+		pthread_mutex_unlock(&hdr->engine_lock);
+}
+
+} // namespace
+
 int UfileLock::acquire(UfileHdr *hdr)
 {
-	int rc = pthread_mutex_lock(&hdr->lock);
+	int rc = take_robust(&hdr->lock, false);
 
 	if (rc == EOWNERDEAD) {
-		/* Every table store leaves a consistent state, so the only
-		 * repair is to mark the mutex usable again. */
 		hdr->lock_recoveries++;
-		rc = pthread_mutex_consistent(&hdr->lock);
+		rc = 0;
 	}
-	return -rc;
+	if (rc != 0)
+		return -rc;
+	fence_engines(hdr);
+	return 0;
 }
 
 void UfileLock::release(UfileHdr *hdr)
 {
+	fence_of(hdr).store(0, std::memory_order_release);
 	pthread_mutex_unlock(&hdr->lock);
 }
 
@@ -268,6 +321,44 @@ UfileLock::~UfileLock()
 {
 	if (hdr_ != nullptr)
 		release(hdr_);
+}
+
+EngineTurn::EngineTurn(UfileHdr *hdr)
+{
+	if (fence_of(hdr).load(std::memory_order_relaxed) != 0)
+		return;
+	int rc = take_robust(&hdr->engine_lock, false);
+	if (rc != 0 && rc != EOWNERDEAD)
+		return;
+	/* Seen after the lock: a fence raised before it is seen here, one
+	 * raised after it waits for this turn's end. */
+	if (fence_of(hdr).load(std::memory_order_seq_cst) != 0) {
+		pthread_mutex_unlock(&hdr->engine_lock);
+		return;
+	}
+	hdr_ = hdr;
+}
+
+EngineTurn::~EngineTurn()
+{
+	if (hdr_ != nullptr)
+		pthread_mutex_unlock(&hdr_->engine_lock);
+}
+
+bool EngineTurn::lift_dead_fence(UfileHdr *hdr)
+{
+	if (fence_of(hdr).load(std::memory_order_relaxed) == 0)
+		return false;
+	int rc = take_robust(&hdr->lock, true);
+	if (rc != 0 && rc != EOWNERDEAD)
+		return false; /* a live holder: its release lifts it */
+	if (rc == EOWNERDEAD)
+		hdr->lock_recoveries++;
+	/* Whoever raised the fence died holding the lock: release()
+	 * lowers it before it unlocks. */
+	fence_of(hdr).store(0, std::memory_order_release);
+	pthread_mutex_unlock(&hdr->lock);
+	return true;
 }
 
 } // namespace dvs::sim

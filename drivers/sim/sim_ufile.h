@@ -90,6 +90,29 @@ private:
 	UfileHdr *hdr_;
 };
 
+/*
+ * An engine's turn on the queues of a ufile (one queue's service, or the
+ * doorbells' take): the engine gate of UfileHdr. ok() is false when a
+ * control call holds the ufile lock (the engine skips the turn, and
+ * never waits on that lock). Control calls wait for a turn in progress
+ * to end (UfileLock), which is why a turn's work is bounded.
+ */
+class EngineTurn {
+public:
+	explicit EngineTurn(UfileHdr *hdr);
+	~EngineTurn();
+	EngineTurn(const EngineTurn &) = delete;
+	EngineTurn &operator=(const EngineTurn &) = delete;
+	bool ok() const { return hdr_ != nullptr; }
+
+	/* The fence has been up for long: if whoever raised it died with the
+	 * ufile lock, lower it (the lock recovered). True if it did. */
+	static bool lift_dead_fence(UfileHdr *hdr);
+
+private:
+	UfileHdr *hdr_ = nullptr;
+};
+
 } // namespace dvs::sim
 
 #endif

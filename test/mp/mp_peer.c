@@ -942,7 +942,7 @@ static int run(char *line)
 
 	line[strcspn(line, "\n")] = '\0';
 	/* Longer command names first: sscanf("ring %s") also matches "ringheld". */
-	if (run_held(line) || mp_port_run(line))
+	if (run_held(line) || mp_port_run(line) || mp_rawport_run(line))
 		return 0;
 	if (sscanf(line, "openlim %255s %u %u %u %u", a, &x, &y, &z, &w) == 5) {
 		/* Open with every limit: max_objects, per secondary, for all
@@ -1335,6 +1335,7 @@ int main(int argc, char **argv)
 		if (run(line))
 			break;
 	mp_port_cleanup();
+	mp_rawport_cleanup();
 	for (int i = 0; i < MAX_DEVS; i++)
 		dvs_sim_engine_destroy(engines[i]);
 	for (int i = 0; i < MAX_HELD; i++) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mp_peer's parts: the command loop (mp_peer.c) and its packet ports
- * (mp_peer_port.c). */
+/* mp_peer's parts: the command loop (mp_peer.c), its packet ports
+ * (mp_peer_port.c) and its raw ports (mp_peer_rawport.c). */
 #ifndef MP_PEER_H
 #define MP_PEER_H
 
@@ -21,5 +21,10 @@ struct dvs_sim_engine *mp_engine(const char *dev);
 int mp_port_run(const char *line);
 /* Stop streams, destroy nothing (the device's close or exit does). */
 void mp_port_cleanup(void);
+
+/* A "rawport ..." command (mp_peer_rawport.c): 1 when @line was one. */
+int mp_rawport_run(const char *line);
+/* Stop the raw ports' threads. */
+void mp_rawport_cleanup(void);
 
 #endif

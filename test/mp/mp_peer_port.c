@@ -4,7 +4,8 @@
  * and driven by this process, the software device's engine run on a
  * thread of its own, and its steering.
  *
- *   enginerun DEV US        run DEV's engine, US microseconds between passes
+ *   enginerun DEV US [CPU]  run DEV's engine, US microseconds between passes
+ *                           (on CPU alone, when given)
  *   engineinfo DEV          what it moved: packets dropped errors unreachable
  *   steer DEV TX RX [CNT]   TX queue index delivers to RX (flow counter CNT)
  *   port create DEV NAME K SIZE    queues 2K, 2K+1; "ok <kicks-to-come>"
@@ -19,6 +20,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +285,43 @@ static void cmd_steer(const char *dev, unsigned int tx, unsigned int rx, const c
 	reply("ok");
 }
 
+struct engine_start {
+	struct dvs_sim_engine *e;
+	unsigned int interval_us;
+	int rc;
+};
+
+static void *start_pinned(void *arg)
+{
+	struct engine_start *s = arg;
+
+	s->rc = dvs_sim_engine_start(s->e, s->interval_us);
+	return NULL;
+}
+
+/* Start @e's thread on CPU @cpu alone: it inherits the CPU set of the
+ * thread that starts it, here one pinned to @cpu. */
+static int engine_start_on(struct dvs_sim_engine *e, unsigned int interval_us, unsigned int cpu)
+{
+	struct engine_start s = { e, interval_us, 0 };
+	pthread_attr_t attr;
+	pthread_t t;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_attr_init(&attr) != 0)
+		return -ENOMEM;
+	int rc = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (rc == 0)
+		rc = pthread_create(&t, &attr, start_pinned, &s);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		return -rc;
+	pthread_join(t, NULL);
+	return s.rc;
+}
+
 int mp_port_run(const char *line)
 {
 	char a[256], c[256] = "";
@@ -293,10 +332,11 @@ int mp_port_run(const char *line)
 		cmd_port(line);
 		return 1;
 	}
-	if (sscanf(line, "enginerun %255s %u", a, &x) == 2) {
+	int nargs = sscanf(line, "enginerun %255s %u %u", a, &x, &y);
+	if (nargs >= 2) {
 		if ((e = mp_engine(a)) == NULL)
 			return reply("err %d engine", errno), 1;
-		int rc = dvs_sim_engine_start(e, x);
+		int rc = nargs == 3 ? engine_start_on(e, x, y) : dvs_sim_engine_start(e, x);
 		if (rc == 0 || rc == -EALREADY)
 			reply("ok");
 		else

@@ -5,6 +5,12 @@
  * region of this process registered as a UMEM, a direct key over it whose
  * addresses are the virtual ones (IOVA = VA), and the driver side of both
  * rings (app/common/app_vring.h). Kicks go through a VAR page.
+ *
+ * The region has a canary page on each side, outside the UMEM and the
+ * key: sim_port_canaries_ok() says whether the device wrote there. With
+ * sim_port_use_klm() the queues reach the region through an indirect
+ * (KLM) key over two direct ones, each over half of it, at the same
+ * addresses.
  */
 #ifndef SIM_PORT_H
 #define SIM_PORT_H
@@ -14,6 +20,8 @@
 
 #define SIM_BUF 2048u   /* bytes per buffer */
 #define SIM_NET_HDR 12u /* virtio_net_hdr_v1 */
+#define SIM_CANARY 4096u /* bytes of canary on each side of a port's region */
+#define SIM_CANARY_BYTE 0xa5
 
 struct sim_port {
 	struct ibv_context *ctx;
@@ -21,9 +29,12 @@ struct sim_port {
 	uint16_t size;
 	uint8_t *mem;           /* the rings, then 2 * size buffers */
 	size_t len;
+	uint8_t *map;           /* mem - SIM_CANARY: the mapping, canaries included */
 	struct mlx5dv_devx_umem *umem;
 	struct mlx5dv_devx_obj *key;
 	uint32_t mkey;
+	struct mlx5dv_devx_obj *half[2], *klm; /* sim_port_use_klm() */
+	uint32_t klm_key;
 	struct app_vring ring[2];
 	void *meta[2];
 	uint8_t *buf;
@@ -57,9 +68,15 @@ static inline int sim_port_open(struct sim_port *p, struct ibv_context *ctx, uin
 	p->db = db;
 	p->len = 2 * rings + 2 * (size_t)size * SIM_BUF;
 	p->len = (p->len + 4095) & ~(size_t)4095;
-	p->mem = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p->mem == MAP_FAILED)
+	p->map = mmap(NULL, p->len + 2 * SIM_CANARY, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->map == MAP_FAILED) {
+		p->map = NULL;
 		return errno;
+	}
+	memset(p->map, SIM_CANARY_BYTE, SIM_CANARY);
+	memset(p->map + SIM_CANARY + p->len, SIM_CANARY_BYTE, SIM_CANARY);
+	p->mem = p->map + SIM_CANARY;
 	p->buf = p->mem + 2 * rings;
 	if ((rc = sim_q_parts_on(ctx, &p->q[0], (uint16_t)(2 * k), size, share)) != 0 ||
 	    (rc = sim_q_parts_on(ctx, &p->q[1], (uint16_t)(2 * k + 1), size,
@@ -82,6 +99,55 @@ static inline int sim_port_open(struct sim_port *p, struct ibv_context *ctx, uin
 		p->q[i].attr.available_addr = (uintptr_t)r + app_vring_avail_off(size);
 		p->q[i].attr.used_addr = (uintptr_t)r + app_vring_used_off(size);
 		if ((rc = sim_q_make(ctx, &p->q[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Did the device leave both canaries of @p alone? */
+static inline int sim_port_canaries_ok(const struct sim_port *p)
+{
+	const uint8_t *side[2] = { p->map, p->mem + p->len };
+
+	if (p->map == NULL)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		for (size_t j = 0; j < SIM_CANARY; j++)
+			if (side[i][j] != SIM_CANARY_BYTE)
+				return 0;
+	return 1;
+}
+
+/* Before sim_port_ready(): both queues reach the region through a KLM key
+ * over two direct keys, one on each half (a buffer may straddle them). */
+static inline int sim_port_use_klm(struct sim_port *p)
+{
+	uint8_t out[DVSHARE_PRM_HDR_SIZE], in[DVSHARE_PRM_VIRTQ_SIZE];
+	size_t half = p->len / 2;
+	uint32_t k[2];
+
+	for (int i = 0; i < 2; i++) {
+		p->half[i] = sim_mkey(p->ctx, p->q[0].pd_id, p->umem->umem_id,
+				      (uintptr_t)p->mem + i * half, half, i * half, 1, &k[i], out);
+		if (p->half[i] == NULL)
+			return errno;
+	}
+	struct dvshare_prm_klm klm[2] = {
+		{ (uint32_t)half, k[0], (uintptr_t)p->mem },
+		{ (uint32_t)half, k[1], (uintptr_t)p->mem + half },
+	};
+	p->klm = sim_mkey_klm(p->ctx, p->q[0].pd_id, (uintptr_t)p->mem, klm, 2, &p->klm_key, out);
+	if (p->klm == NULL)
+		return errno;
+	for (int i = 0; i < 2; i++) {
+		struct dvshare_prm_virtq w;
+		memset(&w, 0, sizeof(w));
+		w.mkey = p->klm_key;
+		int rc = G->devx_obj_modify(p->q[i].q, in,
+					    dvshare_prm_virtq_modify(in, p->q[i].id,
+								     DVSHARE_PRM_VIRTQ_MODIFY_Q_MKEY, &w),
+					    out, sizeof(out));
+		if (rc != 0)
 			return rc;
 	}
 	return 0;
@@ -111,14 +177,19 @@ static inline void sim_port_close(struct sim_port *p)
 			CU_ASSERT_EQUAL(G->devx_obj_destroy(p->q[i].q), 0);
 		p->q[i].q = NULL;
 	}
+	if (p->klm != NULL)
+		CU_ASSERT_EQUAL(G->devx_obj_destroy(p->klm), 0);
+	for (int i = 0; i < 2; i++)
+		if (p->half[i] != NULL)
+			CU_ASSERT_EQUAL(G->devx_obj_destroy(p->half[i]), 0);
 	if (p->key != NULL)
 		CU_ASSERT_EQUAL(G->devx_obj_destroy(p->key), 0);
 	if (p->umem != NULL)
 		CU_ASSERT_EQUAL(G->devx_umem_dereg(p->umem), 0);
 	sim_q_destroy(&p->q[1]);
 	sim_q_destroy(&p->q[0]);
-	if (p->mem != NULL && p->mem != MAP_FAILED)
-		munmap(p->mem, p->len);
+	if (p->map != NULL)
+		munmap(p->map, p->len + 2 * SIM_CANARY);
 	free(p->meta[0]);
 	free(p->meta[1]);
 	memset(p, 0, sizeof(*p));

@@ -77,9 +77,13 @@ static unsigned int reap_tx(struct sim_port *p)
 
 static struct sim_port port, other;
 
+static int use_klm; /* open_port() reaches the region through a KLM key */
+
 static void open_port(struct sim_port *p, uint16_t k, uint16_t size, const struct sim_q *share)
 {
 	CU_ASSERT_EQUAL_FATAL(sim_port_open(p, ctx, k, size, share, sim_db(page)), 0);
+	if (use_klm)
+		CU_ASSERT_EQUAL_FATAL(sim_port_use_klm(p), 0);
 	CU_ASSERT_EQUAL_FATAL(sim_port_ready(p), 0);
 }
 
@@ -297,7 +301,7 @@ static void test_chains(void)
  * (counted on the RX index); posted buffers are filled again. */
 static void test_rx_full(void)
 {
-	uint64_t kicks = 0, dropped = 0;
+	struct dvs_sim_vq_counts vc;
 
 	start();
 	open_port(&port, 0, 16, NULL);
@@ -308,10 +312,11 @@ static void test_rx_full(void)
 	for (int i = 0; i < 100 && reap_tx(&port) == 0; i++)
 		run(1);
 	CU_ASSERT_EQUAL(sim_q_query(&port.q[1]).hw_used_index, 5);
-	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, &kicks, &dropped), 0);
-	CU_ASSERT_EQUAL(dropped, 5u);
-	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 1, &kicks, NULL), 0);
-	CU_ASSERT_EQUAL(kicks, 1u);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, &vc), 0);
+	CU_ASSERT_EQUAL(vc.rx_dropped, 5u);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 1, &vc), 0);
+	CU_ASSERT_EQUAL(vc.kicks, 1u);
+	CU_ASSERT_EQUAL(vc.tx_oversize, 0u);
 	CU_ASSERT_EQUAL(app_vring_used_ready(&port.ring[0]), 0);
 	CU_ASSERT_EQUAL(sim_port_post_rx(&port, 2), 0);
 	for (int i = 0; i < 3; i++)
@@ -322,8 +327,8 @@ static void test_rx_full(void)
 	run(10);
 	CU_ASSERT_EQUAL(take_rx(&port, 50, 64), 0);
 	CU_ASSERT_EQUAL(take_rx(&port, 51, 64), 0);
-	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, NULL, &dropped), 0);
-	CU_ASSERT_EQUAL(dropped, 6u);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, &vc), 0);
+	CU_ASSERT_EQUAL(vc.rx_dropped, 6u);
 	/* A buffer too small for the packet: dropped, the buffer kept. */
 	CU_ASSERT_EQUAL(app_vring_add(&port.ring[0], (uintptr_t)port.buf, 40, 1, port.buf), 0);
 	app_vring_publish(&port.ring[0]);
@@ -332,8 +337,8 @@ static void test_rx_full(void)
 	sim_port_kick(&port, 1);
 	run(50);
 	CU_ASSERT_EQUAL(app_vring_used_ready(&port.ring[0]), 0);
-	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, NULL, &dropped), 0);
-	CU_ASSERT_EQUAL(dropped, 7u);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, &vc), 0);
+	CU_ASSERT_EQUAL(vc.rx_dropped, 7u);
 	sim_port_close(&port);
 	stop();
 }
@@ -395,9 +400,11 @@ static void expect_err(struct sim_q *q, uint8_t type, const char *counter)
 
 enum hostile { OUTSIDE, HEAD_PAST, LOOP, JUMP, RX_NO_WRITE, INDIRECT, TX_WRITE, SHORT, RX_OUTSIDE };
 
-/* One hostile ring on a fresh port 0, beside a good port 1. */
-static void hostile(enum hostile how)
+/* One hostile ring on a fresh port 0, beside a good port 1, through
+ * direct keys or (@klm) KLM keys. */
+static void hostile_on(enum hostile how, int klm)
 {
+	use_klm = klm;
 	start();
 	open_port(&other, 1, 16, NULL);
 	open_port(&port, 0, 16, NULL);
@@ -477,9 +484,19 @@ static void hostile(enum hostile how)
 	struct dvs_sim_engine_stats st;
 	dvs_sim_engine_stats(eng, &st);
 	CU_ASSERT_EQUAL(st.errors, 1u);
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&port));
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&other));
 	sim_port_close(&port);
 	sim_port_close(&other);
 	stop();
+	use_klm = 0;
+}
+
+/* Each attack through a direct key, then through a KLM key. */
+static void hostile(enum hostile how)
+{
+	hostile_on(how, 0);
+	hostile_on(how, 1);
 }
 
 static void test_hostile_buffer_outside_key(void) { hostile(OUTSIDE); }
@@ -605,10 +622,11 @@ static void test_kick_values(void)
 	CU_ASSERT_FALSE(dvs_sim_engine_active(eng));
 	*sim_db(page) = 100000;
 	run(1);
-	uint64_t k = 0;
-	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 77, &k, NULL), 0);
-	CU_ASSERT_EQUAL(k, 1u);
-	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 256, &k, NULL), -EINVAL);
+	struct dvs_sim_vq_counts vc;
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 77, &vc), 0);
+	CU_ASSERT_EQUAL(vc.kicks, 1u);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 256, &vc), -EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 1, NULL), -EINVAL);
 	CU_ASSERT_EQUAL(dvs_sim_steer(ctx, 2, UINT16_MAX, 0), -EINVAL); /* not a TX index */
 	CU_ASSERT_EQUAL(dvs_sim_steer(ctx, 1, 3, 0), -EINVAL);          /* not an RX index */
 	CU_ASSERT_EQUAL(dvs_sim_steer(ctx, 1, 0, 12345), -ENOENT);
@@ -637,6 +655,325 @@ static void test_steer(void)
 	stop();
 }
 
+
+/* The RX avail index jumps more than a ring ahead while the TX queue
+ * holds packets (the engine once dereferenced the RX queue it had just
+ * put in ERR, and died): RX goes to ERR before anything of it is
+ * written, the TX packets are taken and dropped, and the engine serves
+ * the other port. Then the same through a driver that takes over a live
+ * RX ring and posts it full from index 0, far behind the device's. */
+static void rx_jump(int klm)
+{
+	struct dvs_sim_vq_counts vc;
+
+	use_klm = klm;
+	start();
+	open_port(&other, 1, 16, NULL);
+	open_port(&port, 0, 16, NULL);
+	struct app_vring *rx = &port.ring[0];
+	CU_ASSERT_EQUAL(sim_port_post_tx(&port, 1, 64), 0);
+	CU_ASSERT_EQUAL(sim_port_post_tx(&port, 2, 64), 0);
+	app_vring_publish(&port.ring[1]);
+	rx->avail_idx = (uint16_t)(rx->avail_idx + 17); /* a ring of 16 */
+	app_vring_publish(rx);
+	sim_port_kick(&port, 1);
+	run(20);
+	struct dvshare_prm_virtq r = sim_q_query(&port.q[0]), t = sim_q_query(&port.q[1]);
+	CU_ASSERT_EQUAL(r.state, DVSHARE_PRM_VIRTQ_STATE_ERR);
+	CU_ASSERT_EQUAL(r.error_type, DVS_SIM_VQ_ERR_BAD_DESC);
+	CU_ASSERT_EQUAL(r.hw_used_index, 0);
+	CU_ASSERT_EQUAL(rx->used->idx, 0);
+	CU_ASSERT_EQUAL(t.state, DVSHARE_PRM_VIRTQ_STATE_RDY);
+	CU_ASSERT_EQUAL(t.hw_used_index, 2);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 0, &vc), 0);
+	CU_ASSERT_EQUAL(vc.rx_dropped, 2u);
+	CU_ASSERT_EQUAL(sim_q_counters(&port.q[0]).bad_desc_errors, 1u);
+	CU_ASSERT_EQUAL(sim_q_counters(&port.q[0]).completed_desc, 0u);
+	expect_err(&port.q[0], DVS_SIM_VQ_ERR_BAD_DESC, "bad_desc");
+	sim_port_close(&port);
+
+	/* Taken over: 40 packets moved, then the ring laid out afresh by a
+	 * new driver (its avail index back at 0) and posted full. */
+	open_port(&port, 0, 16, NULL);
+	for (uint32_t i = 0; i < 40; i++) {
+		CU_ASSERT_EQUAL(sim_port_post_rx(&port, 1), 0);
+		CU_ASSERT_EQUAL(sim_port_post_tx(&port, i, 32), 0);
+		app_vring_publish(&port.ring[1]);
+		sim_port_kick(&port, 1);
+		run_until_rx(&port, 1);
+		CU_ASSERT_EQUAL(take_rx(&port, i, 32), 0);
+		reap_tx(&port);
+	}
+	CU_ASSERT_EQUAL(sim_q_query(&port.q[0]).hw_available_index, 40);
+	CU_ASSERT_EQUAL(app_vring_init(rx, rx->desc, 16, port.meta[0]), 0);
+	port.rx_posted = 0;
+	CU_ASSERT_EQUAL(sim_port_post_rx(&port, 16), 0); /* avail 16: 65512 past the device's 40 */
+	CU_ASSERT_EQUAL(sim_port_post_tx(&port, 99, 32), 0);
+	app_vring_publish(&port.ring[1]);
+	sim_port_kick(&port, 1);
+	run(20);
+	r = sim_q_query(&port.q[0]);
+	CU_ASSERT_EQUAL(r.state, DVSHARE_PRM_VIRTQ_STATE_ERR);
+	CU_ASSERT_EQUAL(r.hw_used_index, 40);
+	CU_ASSERT_EQUAL(rx->used->idx, 0); /* untouched since the new layout */
+	CU_ASSERT_EQUAL(sim_q_query(&port.q[1]).state, DVSHARE_PRM_VIRTQ_STATE_RDY);
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&port));
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&other));
+	sim_port_close(&port);
+	sim_port_close(&other);
+	stop();
+	use_klm = 0;
+}
+
+static void test_hostile_rx_jump_with_tx_pending(void)
+{
+	rx_jump(0);
+	rx_jump(1);
+}
+
+/* A bad TX entry in the middle of a burst: the packets before it are
+ * delivered and published (used entries, the indexes QUERY reports, the
+ * counters), the queue goes to ERR at the bad one, and nothing of it
+ * moves after. */
+static void tx_bad_mid_burst(int klm)
+{
+	use_klm = klm;
+	start();
+	open_port(&other, 1, 16, NULL);
+	open_port(&port, 0, 16, NULL);
+	struct app_vring *tx = &port.ring[1];
+	CU_ASSERT_EQUAL(sim_port_post_rx(&port, 8), 0);
+	for (uint32_t i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(sim_port_post_tx(&port, 10 + i, 50), 0);
+	/* The fourth: its one buffer runs past the key's end. */
+	tx->desc[3].addr = (uintptr_t)(port.mem + port.len - 20);
+	app_vring_publish(tx);
+	sim_port_kick(&port, 1);
+	run(3);
+	struct dvshare_prm_virtq t = sim_q_query(&port.q[1]), r = sim_q_query(&port.q[0]);
+	CU_ASSERT_EQUAL(t.state, DVSHARE_PRM_VIRTQ_STATE_ERR);
+	CU_ASSERT_EQUAL(t.error_type, DVS_SIM_VQ_ERR_INVALID_BUFFER);
+	CU_ASSERT_EQUAL(t.hw_used_index, 3);
+	CU_ASSERT_EQUAL(t.hw_available_index, 3);
+	CU_ASSERT_EQUAL(tx->used->idx, 3);
+	CU_ASSERT_EQUAL(r.state, DVSHARE_PRM_VIRTQ_STATE_RDY);
+	CU_ASSERT_EQUAL(r.hw_used_index, 3);
+	CU_ASSERT_EQUAL(sim_q_counters(&port.q[1]).completed_desc, 3u);
+	CU_ASSERT_EQUAL(sim_q_counters(&port.q[0]).completed_desc, 3u);
+	for (uint32_t i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(take_rx(&port, 10 + i, 50), 0);
+	*port.db = 1;
+	run(20);
+	CU_ASSERT_EQUAL(tx->used->idx, 3);
+	CU_ASSERT_EQUAL(sim_q_query(&port.q[1]).hw_used_index, 3);
+	CU_ASSERT_EQUAL(app_vring_used_ready(&port.ring[0]), 0);
+	expect_err(&port.q[1], DVS_SIM_VQ_ERR_INVALID_BUFFER, "invalid_buffer");
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&port));
+	sim_port_close(&port);
+	sim_port_close(&other);
+	stop();
+	use_klm = 0;
+}
+
+static void test_hostile_tx_bad_mid_burst(void)
+{
+	tx_bad_mid_burst(0);
+	tx_bad_mid_burst(1);
+}
+
+/* Post one TX chain of @n descriptors, each @len bytes at @addr (the
+ * first one's first 12 bytes the header), made by hand. */
+static void post_chain(struct app_vring *r, uint16_t first, uint16_t n, const void *addr, uint32_t len)
+{
+	for (uint16_t i = 0; i < n; i++)
+		put_desc(r, (uint16_t)((first + i) & r->mask), addr, len,
+			 i + 1 < n ? VRING_DESC_F_NEXT : 0, (uint16_t)((first + i + 1) & r->mask));
+	post_head(r, first);
+}
+
+/* The port's largest frame is MTU + 18 bytes: one that long goes, one
+ * byte more is taken and dropped (counted on the TX queue, the queue
+ * still RDY), and so are giant chains of in-key buffers, without the
+ * device copying or translating past the limit. A larger MTU lets the
+ * longer frame through (into a chain of RX buffers). */
+static void oversize(int klm)
+{
+	struct dvs_sim_vq_counts vc;
+	const uint32_t max = DVS_SIM_DEFAULT_MTU + DVS_SIM_FRAME_OVERHEAD;
+
+	use_klm = klm;
+	start();
+	open_port(&port, 0, 64, NULL);
+	CU_ASSERT_EQUAL(dvs_sim_mtu(ctx), DVS_SIM_DEFAULT_MTU);
+	CU_ASSERT_EQUAL(sim_port_post_rx(&port, 2), 0);
+	CU_ASSERT_EQUAL(sim_port_post_tx(&port, 1, max), 0);
+	CU_ASSERT_EQUAL(sim_port_post_tx(&port, 2, max + 1), 0);
+	CU_ASSERT_EQUAL(sim_port_post_tx(&port, 3, 60), 0);
+	app_vring_publish(&port.ring[1]);
+	sim_port_kick(&port, 1);
+	run_until_rx(&port, 2);
+	CU_ASSERT_EQUAL(take_rx(&port, 1, max), 0);
+	CU_ASSERT_EQUAL(take_rx(&port, 3, 60), 0);
+	CU_ASSERT_EQUAL(reap_tx(&port), 3u);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 1, &vc), 0);
+	CU_ASSERT_EQUAL(vc.tx_oversize, 1u);
+	CU_ASSERT_EQUAL(sim_q_query(&port.q[1]).state, DVSHARE_PRM_VIRTQ_STATE_RDY);
+
+	/* Giant: chains of 16 descriptors, each over most of the key. The
+	 * drop comes at the first buffer that passes the limit. */
+	struct app_vring *tx = &port.ring[1];
+	uint16_t base = (uint16_t)(tx->avail_idx & tx->mask);
+	memset(port.buf, 0, SIM_NET_HDR);
+	for (int i = 0; i < 3; i++)
+		post_chain(tx, (uint16_t)(base + 16 * i), 16, port.mem, (uint32_t)port.len);
+	sim_port_kick(&port, 1);
+	run(5);
+	CU_ASSERT_EQUAL(tx->used->idx, 6);
+	CU_ASSERT_EQUAL(dvs_sim_vq_stats(ctx, 1, &vc), 0);
+	CU_ASSERT_EQUAL(vc.tx_oversize, 4u);
+	CU_ASSERT_EQUAL(sim_q_counters(&port.q[1]).received_desc, 3u + 3u);
+	CU_ASSERT_EQUAL(app_vring_used_ready(&port.ring[0]), 0);
+	CU_ASSERT_EQUAL(sim_q_query(&port.q[1]).state, DVSHARE_PRM_VIRTQ_STATE_RDY);
+	struct dvs_sim_engine_stats st;
+	dvs_sim_engine_stats(eng, &st);
+	CU_ASSERT_EQUAL(st.oversize, 4u);
+	CU_ASSERT_EQUAL(st.errors, 0u);
+	tx->used_idx = tx->used->idx; /* the hand-made chains are taken back by hand */
+	tx->num_free = tx->size;
+
+	/* MTU 9000: a 9018-byte frame goes, into a chain of RX buffers. */
+	CU_ASSERT_EQUAL(dvs_sim_set_mtu(ctx, DVS_SIM_MIN_MTU - 1), -EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_set_mtu(ctx, DVS_SIM_MAX_MTU + 1), -EINVAL);
+	CU_ASSERT_EQUAL(dvs_sim_set_mtu(ctx, 9000), 0);
+	CU_ASSERT_EQUAL(dvs_sim_mtu(ctx), 9000u);
+	const uint32_t big = 9000 + DVS_SIM_FRAME_OVERHEAD;
+	uint8_t *tb = port.buf + 8 * SIM_BUF, *rb = port.buf + 16 * SIM_BUF;
+	memset(tb, 0, SIM_NET_HDR);
+	for (uint32_t i = 0; i < big; i++)
+		tb[SIM_NET_HDR + i] = (uint8_t)(5 + i);
+	struct app_vring *rx = &port.ring[0];
+	uint16_t rh = (uint16_t)(rx->avail_idx & rx->mask);
+	for (uint16_t i = 0; i < 5; i++) /* 5 x 2048 >= 12 + 9018 */
+		put_desc(rx, (uint16_t)((rh + i) & rx->mask), rb + i * SIM_BUF, SIM_BUF,
+			 VRING_DESC_F_WRITE | (i < 4 ? VRING_DESC_F_NEXT : 0),
+			 (uint16_t)((rh + i + 1) & rx->mask));
+	rx->avail->ring[rx->avail_idx & rx->mask] = rh;
+	rx->avail_idx++;
+	app_vring_publish(rx);
+	uint16_t th = (uint16_t)(tx->avail_idx & tx->mask);
+	put_desc(tx, th, tb, SIM_NET_HDR + big, 0, 0);
+	post_head(tx, th);
+	sim_port_kick(&port, 1);
+	for (int i = 0; i < 100 && rx->used->idx == rx->used_idx; i++)
+		run(1);
+	CU_ASSERT_EQUAL_FATAL((uint16_t)(rx->used->idx - rx->used_idx), 1);
+	CU_ASSERT_EQUAL(rx->used->ring[rx->used_idx & rx->mask].len, SIM_NET_HDR + big);
+	CU_ASSERT_TRUE(sim_packet_ok(rb, 5, big));
+	CU_ASSERT_EQUAL(dvs_sim_set_mtu(ctx, DVS_SIM_DEFAULT_MTU), 0);
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&port));
+	sim_port_close(&port);
+	stop();
+	use_klm = 0;
+}
+
+static void test_hostile_oversize(void)
+{
+	oversize(0);
+	oversize(1);
+}
+
+/* Deficit round robin: a queue of full-size frames gets no more of a
+ * turn than its deficit (32 KiB of work), while a queue of small packets
+ * beside it moves its whole burst in each turn. */
+static void test_fair_turns(void)
+{
+	const uint32_t frame = DVS_SIM_DEFAULT_MTU + DVS_SIM_FRAME_OVERHEAD;
+
+	start();
+	open_port(&port, 0, 256, NULL);
+	open_port(&other, 1, 256, NULL);
+	CU_ASSERT_EQUAL(sim_port_post_rx(&port, 256), 0);
+	CU_ASSERT_EQUAL(sim_port_post_rx(&other, 256), 0);
+	for (uint32_t i = 0; i < 256; i++) {
+		CU_ASSERT_EQUAL(sim_port_post_tx(&port, i, frame), 0);
+		if (i < 100)
+			CU_ASSERT_EQUAL(sim_port_post_tx(&other, i, 50), 0);
+	}
+	app_vring_publish(&port.ring[1]);
+	app_vring_publish(&other.ring[1]);
+	/* One doorbell page: a kick per pass, or they coalesce. */
+	sim_port_kick(&port, 1);
+	run(1);
+	uint16_t big = port.ring[1].used->idx;
+	sim_port_kick(&other, 1);
+	run(1);
+	uint16_t big2 = port.ring[1].used->idx, small = other.ring[1].used->idx;
+	fprintf(stderr, "turns: %u then %u frames of %u bytes, beside %u of 50\n", big,
+		(uint16_t)(big2 - big), frame, small);
+	/* Each frame costs 64 + 12 + frame + 2 x 32: 20 fit a deficit. */
+	CU_ASSERT(big >= 19 && big <= 21);
+	CU_ASSERT_EQUAL((uint16_t)(big2 - big), big);
+	CU_ASSERT_EQUAL(small, 100);
+	/* The rest comes in later turns, every byte. */
+	for (int i = 0; i < 1000 && app_vring_used_ready(&port.ring[0]) < 256; i++)
+		run(1);
+	int bad = 0;
+	for (uint32_t i = 0; i < 256; i++)
+		bad += take_rx(&port, i, frame) != 0;
+	CU_ASSERT_EQUAL(bad, 0);
+	sim_port_close(&other);
+	sim_port_close(&port);
+	stop();
+}
+
+/* TX and RX buffers of one key over the same bytes, or partly: the copy
+ * is defined (memmove), the frame delivered is the one sent, and the
+ * device stays inside the key. */
+static void test_hostile_overlapping_buffers(void)
+{
+	start();
+	open_port(&port, 0, 16, NULL);
+	struct app_vring *tx = &port.ring[1], *rx = &port.ring[0];
+	for (int shift = 0; shift < 3; shift++) {
+		uint8_t *b = port.buf + 4 * SIM_BUF;
+		uint8_t *rb = b + (shift == 0 ? 0 : shift == 1 ? 4 : 100);
+		memset(b, 0, SIM_NET_HDR);
+		for (uint32_t i = 0; i < 200; i++)
+			b[SIM_NET_HDR + i] = (uint8_t)(40 + i);
+		uint16_t d = (uint16_t)(shift * 2);
+		put_desc(rx, d, rb, 1024, VRING_DESC_F_WRITE, 0);
+		post_head(rx, d);
+		put_desc(tx, d, b, SIM_NET_HDR + 200, 0, 0);
+		post_head(tx, d);
+		*port.db = 1;
+		for (int i = 0; i < 100 && rx->used->idx == rx->used_idx; i++)
+			run(1);
+		CU_ASSERT_EQUAL_FATAL((uint16_t)(rx->used->idx - rx->used_idx), 1);
+		CU_ASSERT_TRUE(sim_packet_ok(rb, 40, 200));
+		rx->used_idx = rx->used->idx;
+		tx->used_idx = tx->used->idx;
+	}
+	/* A chain of RX buffers over the TX chain's bytes, shifted. */
+	uint8_t *b = port.buf + 8 * SIM_BUF;
+	memset(b, 0, SIM_NET_HDR);
+	for (uint32_t i = 0; i < 600; i++)
+		b[SIM_NET_HDR + i] = (uint8_t)i;
+	put_desc(tx, 8, b, 300, VRING_DESC_F_NEXT, 9);
+	put_desc(tx, 9, b + 300, SIM_NET_HDR + 300, 0, 0);
+	put_desc(rx, 8, b + 7, 100, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 9);
+	put_desc(rx, 9, b + 200, 1000, VRING_DESC_F_WRITE, 0);
+	post_head(rx, 8);
+	post_head(tx, 8);
+	*port.db = 1;
+	for (int i = 0; i < 100 && rx->used->idx == rx->used_idx; i++)
+		run(1);
+	CU_ASSERT_EQUAL((uint16_t)(rx->used->idx - rx->used_idx), 1);
+	CU_ASSERT_EQUAL(sim_q_query(&port.q[1]).state, DVSHARE_PRM_VIRTQ_STATE_RDY);
+	CU_ASSERT_TRUE(sim_port_canaries_ok(&port));
+	sim_port_close(&port);
+	stop();
+}
+
 static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_one_packet),
 	DVS_TEST(test_wrap),
@@ -656,6 +993,11 @@ static const struct dvs_test_case cases[] = {
 	DVS_TEST(test_hostile_short_header),
 	DVS_TEST(test_hostile_rewrite_during_pass),
 	DVS_TEST(test_fenced_memory),
+	DVS_TEST(test_hostile_rx_jump_with_tx_pending),
+	DVS_TEST(test_hostile_tx_bad_mid_burst),
+	DVS_TEST(test_hostile_oversize),
+	DVS_TEST(test_fair_turns),
+	DVS_TEST(test_hostile_overlapping_buffers),
 	DVS_TEST_END,
 };
 
