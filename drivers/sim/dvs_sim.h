@@ -136,7 +136,8 @@ struct dvs_sim_stats {
 	uint32_t uars;            /**< live UARs: one per open or imported context
 				       not closed (a dead process's stays) */
 	uint64_t fence_waits;     /**< control calls that waited for an engine's turn to end */
-	uint64_t fence_wait_max_ns; /**< the longest such wait */
+	uint64_t fence_wait_max_ns; /**< the longest such wait, the caller's scheduling included */
+	uint64_t fenced_turn_max_ns; /**< the longest turn a control call found in progress, as the engine timed it */
 };
 
 /**

@@ -90,6 +90,7 @@ int dvs_sim_stats(struct ibv_context *ctx, struct dvs_sim_stats *stats)
 	stats->lock_recoveries = sc->ufile.hdr()->lock_recoveries;
 	stats->fence_waits = sc->ufile.hdr()->fence_waits;
 	stats->fence_wait_max_ns = sc->ufile.hdr()->fence_wait_max_ns;
+	stats->fenced_turn_max_ns = sc->ufile.hdr()->fenced_turn_max_ns;
 	return 0;
 }
 

@@ -189,12 +189,15 @@ struct UfileHdr {
 	 * takes no turn while engine_fence is set. A holder of @lock sets the
 	 * fence, then takes and drops engine_lock: from then until it
 	 * releases @lock no engine touches a queue, and it waited at most one
-	 * turn for that (fence_wait_max_ns: the longest such wait). */
+	 * turn for that (fence_wait_max_ns: the longest such wait, as the
+	 * caller saw it, its own scheduling included; fenced_turn_max_ns: the
+	 * longest turn a fence found in progress, as the engine timed it). */
 	pthread_mutex_t engine_lock;
 	uint32_t engine_fence;
 	uint32_t reserved0;
 	uint64_t fence_waits;        /* control calls that found an engine in a turn */
 	uint64_t fence_wait_max_ns;
+	uint64_t fenced_turn_max_ns;
 	HtabHdr htab;
 	/* Released VAR pages, a bit each. With DpState::var_pages (the Owned
 	 * ones) this is the pool's bitmap: a free page is a zero bit in

@@ -111,6 +111,7 @@ public:
 
 private:
 	UfileHdr *hdr_ = nullptr;
+	uint64_t start_ns_ = 0;
 };
 
 } // namespace dvs::sim

@@ -30,7 +30,7 @@
  *   rawport ctllat NAME N      N rounds of control calls (QUERY of both
  *                              queues, MODIFY of an INIT queue) 100 us
  *                              apart: "ok query_max_us=.. modify_max_us=..
- *                              query_p99_us=.. fence_max_us=.. fence_waits=.."
+ *                              query_p99_us=.. fence_max_us=.. turn_max_us=.. fence_waits=.."
  *   rawport destroy NAME MS
  *   rawport destroykey NAME    a destroy of its live key and UMEM:
  *                              "ok key=<rc> umem=<rc>"
@@ -687,10 +687,11 @@ static void cmd_ctllat(struct raw_port *p, uint32_t n)
 	qsort(q, n, sizeof(*q), cmp_u64);
 	if (dvs_sim_stats(dvshare_dev_ctx(p->dev), &st) != 0)
 		memset(&st, 0, sizeof(st));
-	reply("ok query_max_us=%llu modify_max_us=%llu query_p99_us=%llu fence_max_us=%llu fence_waits=%llu",
+	reply("ok query_max_us=%llu modify_max_us=%llu query_p99_us=%llu fence_max_us=%llu "
+	      "turn_max_us=%llu fence_waits=%llu",
 	      (unsigned long long)qmax, (unsigned long long)mmax,
 	      (unsigned long long)q[(n * 99) / 100], (unsigned long long)(st.fence_wait_max_ns / 1000),
-	      (unsigned long long)st.fence_waits);
+	      (unsigned long long)(st.fenced_turn_max_ns / 1000), (unsigned long long)st.fence_waits);
 	free(q);
 }
 
