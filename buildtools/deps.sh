@@ -9,6 +9,9 @@
 #                     DPDK and rdma-core from source (buildtools/matrix.sh)
 #   deps.sh --list [--stacks | --demo]   print the packages, one per line;
 #                     install nothing
+# Then (but with --demo or --list) DPDK's driver-SDK headers, which Debian's
+# libdpdk-dev lacks, from Debian's dpdk source package into a cache
+# (buildtools/dpdk_sdk.sh): net_dvshare builds against them.
 set -euo pipefail
 
 pkgs=(
@@ -41,10 +44,11 @@ stack_pkgs=(
 )
 
 list=0
+sdk=1
 while [ $# -gt 0 ]; do
   case $1 in
     --stacks) pkgs+=("${stack_pkgs[@]}") ;;
-    --demo) pkgs=("${demo_pkgs[@]}") ;;
+    --demo) pkgs=("${demo_pkgs[@]}"); sdk=0 ;;
     --list) list=1 ;;
     *) echo "usage: $0 [--list] [--stacks | --demo]" >&2; exit 1 ;;
   esac
@@ -55,12 +59,18 @@ if [ $list -eq 1 ]; then
   exit 0
 fi
 
+sdk_headers() {
+  [ $sdk -eq 1 ] || return 0
+  bash "$(dirname "$0")/dpdk_sdk.sh"
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all ${#pkgs[@]} packages present"
+  sdk_headers
   exit 0
 fi
 
@@ -73,3 +83,4 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+sdk_headers

@@ -50,9 +50,12 @@ constexpr uint32_t kNetHdr = 12;       /* virtio_net_hdr_v1 */
 constexpr uint32_t kBudget = 256;      /* packets per queue per turn */
 constexpr uint32_t kIdlePasses = 1024; /* passes polled without work before kicks are asked for */
 constexpr size_t kCtx = DVSHARE_PRM_HDR_SIZE; /* virtio_net_q's offset in a command */
-/* A turn's deficit, and what its work costs, in bytes copied: measured
- * here (doc/benchmarks.md, "Hostile drivers"), a packet's fixed work is
- * about as long as 64 bytes' copy, a descriptor's walk as 32. */
+/* A turn's deficit, and what its work costs, in bytes copied. A packet's
+ * fixed work is charged as 64 bytes, a descriptor's walk as 32: what
+ * bounds a turn is that nothing is free, so a flood of chains of tiny or
+ * oversized descriptors pays for its walks as a flood of frames pays for
+ * its copies. The longest turn a control call waited for under such a
+ * flood: doc/benchmarks.md, "Hostile drivers". */
 constexpr int64_t kQuantum = 32 * 1024;
 constexpr int64_t kPacketCost = 64, kDescCost = 32;
 constexpr uint32_t kMaxFrame = DVS_SIM_MAX_MTU + DVS_SIM_FRAME_OVERHEAD;

@@ -78,8 +78,8 @@ static void honest_ok(struct world *w)
 	const char *r = peer_cmd(&w->s.prim, XFER, seed);
 
 	seed += 64;
-	if (strcmp(r, "ok 64 bad=0") != 0)
-		fprintf(stderr, "honest pair: %s\n", r);
+	if (r == NULL || strcmp(r, "ok 64 bad=0") != 0)
+		fprintf(stderr, "honest pair: %s\n", r != NULL ? r : "(no reply)");
 	CU_ASSERT_STRING_EQUAL(r, "ok 64 bad=0");
 }
 
@@ -312,7 +312,7 @@ static void test_giant_beside_honest(void)
 		busy[ROUNDS / 2] / 1e6, giant[ROUNDS / 2] / 1e6, ratio, turn, fence, qmax, qp99);
 	/* Loose: the goals hold on a quiet machine; these catch a stall. */
 	CU_ASSERT(ratio >= 0.25);
-	CU_ASSERT(turn >= 0 && turn <= 5000);
+	CU_ASSERT(turn >= 0 && turn <= 20000);
 	CU_ASSERT(fence >= 0 && fence <= 20000);
 	honest_ok(&w);
 	canaries_ok(&w, "a");
