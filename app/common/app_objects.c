@@ -184,6 +184,27 @@ int app_mkey_create(struct dvshare_dev *dev, const char *name, uint32_t umem_id,
 	return create(dev, name, in, dvshare_prm_mkey_create_direct(in, &m), mkey, NULL, NULL);
 }
 
+int app_mkey_klm_create(struct dvshare_dev *dev, const char *name, uint64_t start,
+			const struct dvshare_prm_klm *klm, unsigned int n, uint32_t *mkey)
+{
+	uint8_t in[DVSHARE_PRM_MKEY_KLM_SIZE(APP_KLM_MAX)];
+	struct dvshare_prm_mkey m;
+	int rc;
+
+	if (klm == NULL || n == 0 || n > APP_KLM_MAX)
+		return -EINVAL;
+	memset(&m, 0, sizeof(m));
+	rc = app_pd(dev, &m.pd);
+	if (rc != 0)
+		return rc;
+	m.lr = m.lw = 1;
+	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m.start_addr = start;
+	for (unsigned int i = 0; i < n; i++)
+		m.len += klm[i].byte_count;
+	return create(dev, name, in, dvshare_prm_mkey_create_klm(in, &m, klm, n), mkey, NULL, NULL);
+}
+
 int app_virtq_create(struct dvshare_dev *dev, const char *name, uint16_t queue_index,
 		     uint16_t queue_size, uint32_t *obj_id, uint8_t *status, uint32_t *syndrome)
 {

@@ -89,6 +89,17 @@ int app_virtq_create_rings(struct dvshare_dev *dev, const char *name, uint16_t q
 int app_mkey_create(struct dvshare_dev *dev, const char *name, uint32_t umem_id, const void *addr,
 		    uint64_t len, uint32_t *mkey);
 
+/* The most KLM entries app_mkey_klm_create() takes: what a device
+ * reporting log_max_klm_list_size 3 (the software device) allows. */
+#define APP_KLM_MAX 8u
+
+/* An indirect key named @name over @n pieces of direct keys (@klm, in
+ * order), its range starting at @start, readable and writable by the
+ * device, on the device's PD (any process). 0 and *mkey, or a negative
+ * errno. */
+int app_mkey_klm_create(struct dvshare_dev *dev, const char *name, uint64_t start,
+			const struct dvshare_prm_klm *klm, unsigned int n, uint32_t *mkey);
+
 /* @size bytes of DPDK memory (page-aligned, zeroed) as UMEM @name, in
  * any process (dvshare_umem_alloc()): the memory goes with the UMEM,
  * whoever destroys it, so nothing is left to free. 0 and *id, or a

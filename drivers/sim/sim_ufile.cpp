@@ -115,8 +115,11 @@ int Ufile::map_var_area() const
 	if (var_base_.load(std::memory_order_acquire) != nullptr)
 		return 0;
 	/* Offset 0: sim_var_pages.cpp tells this view from an application's
-	 * VAR mapping by that offset, which no VAR page has. */
-	void *p = mmap(nullptr, kCtlOff, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+	 * VAR mapping by that offset, which no VAR page has. PROT_NONE but
+	 * the pages in use (var_words()): 8 GiB of a sparse memfd that an
+	 * application's mlockall() (dpdk-testpmd's, by default) would fill
+	 * otherwise, where a NIC's VAR pages are device memory it skips. */
+	void *p = mmap(nullptr, kCtlOff, PROT_NONE, MAP_SHARED, fd_, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	uint8_t *none = nullptr;
@@ -237,9 +240,15 @@ uint32_t *Ufile::var_words(uint32_t page_id) const
 	/* The engine reads without the lock, after seeing the page Owned
 	 * (acquire): the entry was set before. */
 	uint32_t e = std::atomic_ref<uint32_t>(page(page_id).entry).load(std::memory_order_relaxed);
+	uint8_t *p = var_base_.load(std::memory_order_acquire) + entry_mmap_off(e);
+	std::atomic<uint64_t> &w = open_entries_[(e / 64) % (kMmapEntries / 64)];
+	const uint64_t bit = 1ull << (e % 64);
 
-	return reinterpret_cast<uint32_t *>(var_base_.load(std::memory_order_acquire) +
-					    entry_mmap_off(e));
+	/* Once per entry and process: a system call, then a bit test. */
+	if ((w.load(std::memory_order_acquire) & bit) == 0 &&
+	    mprotect(p, kPage, PROT_READ | PROT_WRITE) == 0)
+		w.fetch_or(bit, std::memory_order_acq_rel);
+	return reinterpret_cast<uint32_t *>(p);
 }
 
 namespace {

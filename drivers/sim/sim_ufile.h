@@ -72,6 +72,8 @@ private:
 	int fd_ = -1;
 	UfileHdr *hdr_ = nullptr; /* the control region's view */
 	mutable std::atomic<uint8_t *> var_base_{nullptr};
+	/* Entries of the VAR area this process made accessible (var_words()). */
+	mutable std::atomic<uint64_t> open_entries_[kMmapEntries / 64] = {};
 };
 
 /* The ufile's robust process-shared lock, as a scope guard. A holder that

@@ -206,6 +206,7 @@ private:
 			e.unknown = errno != ENOENT && errno != ESRCH;
 			return e;
 		}
+		std::vector<uint64_t> views;
 		while (fgets(line, sizeof(line), f) != nullptr) {
 			unsigned long lo, hi, off, ino;
 			unsigned int maj, mnr;
@@ -213,12 +214,21 @@ private:
 			if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &maj,
 				   &mnr, &ino) != 7)
 				continue;
-			/* Offset 0 is the sim's view of the VAR area, never a
-			 * VAR page; the control view lies above every VAR. */
-			if (ino == ino_ && makedev(maj, mnr) == dev_ && off != 0)
+			if (ino != ino_ || makedev(maj, mnr) != dev_)
+				continue;
+			/* Offset 0 starts a sim's view of the VAR area (never a
+			 * VAR page); the control view lies above every VAR. */
+			if (off == 0)
+				views.push_back(lo);
+			else
 				e.vmas.push_back({ lo, hi, off });
 		}
 		fclose(f);
+		/* The pages a view made accessible (Ufile::var_words()) are
+		 * mappings of their own, at their place in the view. */
+		std::erase_if(e.vmas, [&](const Vma &v) {
+			return std::find(views.begin(), views.end(), v.start - v.offset) != views.end();
+		});
 		return e;
 	}
 
