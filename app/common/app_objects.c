@@ -165,20 +165,26 @@ static int virtq_counters(struct dvshare_dev *dev, const char *cname, uint32_t *
 	return create(dev, cname, in, dvshare_prm_virtq_counters_create(in), id, NULL, NULL);
 }
 
+/* What every key of these helpers is: on the device's PD, the device may
+ * read and write through it, no QP, starting at @start. */
+static int key_base(struct dvshare_dev *dev, struct dvshare_prm_mkey *m, uint64_t start)
+{
+	memset(m, 0, sizeof(*m));
+	m->lr = m->lw = 1;
+	m->qpn = DVSHARE_PRM_MKEY_NO_QPN;
+	m->start_addr = start;
+	return app_pd(dev, &m->pd);
+}
+
 int app_mkey_create(struct dvshare_dev *dev, const char *name, uint32_t umem_id, const void *addr,
 		    uint64_t len, uint32_t *mkey)
 {
 	uint8_t in[DVSHARE_PRM_MKEY_SIZE];
 	struct dvshare_prm_mkey m;
-	int rc;
+	int rc = key_base(dev, &m, (uintptr_t)addr);
 
-	memset(&m, 0, sizeof(m));
-	rc = app_pd(dev, &m.pd);
 	if (rc != 0)
 		return rc;
-	m.lr = m.lw = 1;
-	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
-	m.start_addr = (uintptr_t)addr;
 	m.len = len;
 	m.umem_id = umem_id;
 	return create(dev, name, in, dvshare_prm_mkey_create_direct(in, &m), mkey, NULL, NULL);
@@ -193,13 +199,9 @@ int app_mkey_klm_create(struct dvshare_dev *dev, const char *name, uint64_t star
 
 	if (klm == NULL || n == 0 || n > APP_KLM_MAX)
 		return -EINVAL;
-	memset(&m, 0, sizeof(m));
-	rc = app_pd(dev, &m.pd);
+	rc = key_base(dev, &m, start);
 	if (rc != 0)
 		return rc;
-	m.lr = m.lw = 1;
-	m.qpn = DVSHARE_PRM_MKEY_NO_QPN;
-	m.start_addr = start;
 	for (unsigned int i = 0; i < n; i++)
 		m.len += klm[i].byte_count;
 	return create(dev, name, in, dvshare_prm_mkey_create_klm(in, &m, klm, n), mkey, NULL, NULL);

@@ -166,28 +166,30 @@ static int dvs_eth_tx_queue_setup(struct rte_eth_dev *eth, uint16_t qid, uint16_
 	return 0;
 }
 
-static void dvs_eth_rx_queue_release(struct rte_eth_dev *eth, uint16_t qid)
+/* Queue @qid of direction @tx goes (the primary's: it set it up). */
+static void queue_release(struct rte_eth_dev *eth, uint16_t qid, int tx)
 {
 	struct dvs_eth_shared *s = eth->data->dev_private;
+	struct dvs_eth_queue **q = tx ? &s->txq[qid] : &s->rxq[qid];
+	void **slots = tx ? eth->data->tx_queues : eth->data->rx_queues;
+	uint16_t n = tx ? eth->data->nb_tx_queues : eth->data->nb_rx_queues;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY || qid >= DVS_ETH_MAX_QUEUES)
 		return;
-	queue_free(s->rxq[qid]);
-	s->rxq[qid] = NULL;
-	if (eth->data->rx_queues != NULL && qid < eth->data->nb_rx_queues)
-		eth->data->rx_queues[qid] = NULL;
+	queue_free(*q);
+	*q = NULL;
+	if (slots != NULL && qid < n)
+		slots[qid] = NULL;
+}
+
+static void dvs_eth_rx_queue_release(struct rte_eth_dev *eth, uint16_t qid)
+{
+	queue_release(eth, qid, 0);
 }
 
 static void dvs_eth_tx_queue_release(struct rte_eth_dev *eth, uint16_t qid)
 {
-	struct dvs_eth_shared *s = eth->data->dev_private;
-
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY || qid >= DVS_ETH_MAX_QUEUES)
-		return;
-	queue_free(s->txq[qid]);
-	s->txq[qid] = NULL;
-	if (eth->data->tx_queues != NULL && qid < eth->data->nb_tx_queues)
-		eth->data->tx_queues[qid] = NULL;
+	queue_release(eth, qid, 1);
 }
 
 static int dvs_eth_link_update(struct rte_eth_dev *eth, int wait)
