@@ -9,7 +9,8 @@
 # STACK is one of:
 #   debian      Debian 12's packages: DPDK 22.11, rdma-core 44 (nothing built)
 #   dpdk-24.11  DPDK 24.11 LTS, minimal (the vdev bus and the libraries dvshare,
-#               its apps and tests use), on Debian's rdma-core 44
+#               its apps and tests use, the driver SDK, dpdk-testpmd), on
+#               Debian's rdma-core 44
 #   connectx    rdma-core 64 (the v63 export/import API) into one prefix, then
 #               DPDK 25.11 LTS into another, built against it with its mlx5
 #               drivers (common, net, vdpa): what a ConnectX or BlueField user
@@ -215,9 +216,12 @@ esac
 
 # The libraries dvshare, its apps and tests use: EAL (rte_mp, services,
 # interrupts), telemetry, cmdline, hash (the bench's baseline). DPDK adds the
-# ones it always builds. Everything else is off: no apps, tests, docs.
-dpdk_args=(-Dbuildtype=release -Dplatform=generic -Dlibdir=lib
-  -Ddisable_apps='*' -Dtests=false -Dexamples= -Denable_docs=false)
+# ones it always builds. The driver SDK's headers (ethdev_driver.h ...) for
+# net_dvshare, and dpdk-testpmd, which suite net drives. Shared libraries,
+# so that testpmd's -d loads the plugin. Everything else is off: no other
+# apps, tests, docs.
+dpdk_args=(-Dbuildtype=release -Dplatform=generic -Dlibdir=lib -Ddefault_library=shared
+  -Denable_driver_sdk=true -Denable_apps=test-pmd -Dtests=false -Dexamples= -Denable_docs=false)
 case $stack in
   dpdk-24.11)
     dpdk_args+=(-Denable_libs=cmdline,hash,telemetry -Denable_drivers=bus/vdev) ;;

@@ -145,6 +145,36 @@ void bench_goal(int section, const char *what, double value, double limit, const
  * and the JSON as "unmeasured" (never met, never missed). */
 void bench_goal_unmeasured(int section, const char *what, const char *why);
 
+/* Pairs of dpdk-testpmd processes (bench_testpmd.c): the packet paths
+ * section 9 sets dvshare's beside, io forwarding over each. */
+enum bench_tp_kind {
+	BENCH_TP_VHOST,       /* net_vhost + net_virtio_user */
+	BENCH_TP_MEMIF,       /* net_memif server + client */
+	BENCH_TP_NET_DVSHARE, /* net_dvshare: a primary, a forwarding secondary */
+};
+struct bench_testpmd {
+	pid_t pid;
+	int in, out; /* its stdin, its stdout and stderr */
+};
+struct bench_tp_pair {
+	enum bench_tp_kind kind;
+	struct bench_testpmd a; /* vhost, memif server, net_dvshare's primary */
+	struct bench_testpmd b; /* the side measured */
+	char pa[96], pb[96];    /* their file prefixes */
+	char sock[128];
+	char plugdir[PATH_MAX]; /* a private copy of the plugin, or "" */
+};
+/* Start both, up to their prompts and the measured side's link up; @dev
+ * is net_dvshare's software device. 0, or -1 with @why (stop it then). */
+int bench_tp_start(struct bench_tp_pair *t, enum bench_tp_kind kind, const struct bench_ctx *x,
+		   const char *dev, char *why, size_t wlen);
+/* One round: forwarding started (tx_first 32 on the measured side), its
+ * Rx-pps over @seconds, stopped. The rate, or -1 with @why. */
+double bench_tp_round(struct bench_tp_pair *t, double seconds, char *why, size_t wlen);
+/* End both and remove their files. */
+void bench_tp_stop(struct bench_tp_pair *t);
+const char *bench_tp_name(enum bench_tp_kind kind);
+
 /* Secondaries: this program again (bench_spawn.c). */
 struct bench_child {
 	pid_t pid;

@@ -9,6 +9,9 @@
  *   - DPDK's vhost-user + virtio-user pair, Debian's dpdk-testpmd io loop
  *     on each side (net_vhost and net_virtio_user): the software peer
  *     that moves virtio-net packets between two processes of one host;
+ *   - DPDK's memif pair (net_memif server and client), the same testpmd;
+ *   - the same testpmd over net_dvshare, a primary and a forwarding
+ *     secondary: the driver against the loop it replaces (bench_testpmd.c);
  *   - the same forwarding driven by the primary: a secondary must match it;
  *   - kicks forwarded to the primary over rte_mp, as a secondary without
  *     dvshare must (it cannot map the doorbell): when the device asks,
@@ -56,6 +59,7 @@
  * moods (this shared VM's speed moves by 2x within a minute) fall on both
  * sides of each ratio. */
 #define PKT_ROUNDS 3
+#define PKT_PAIRS 3 /* enum bench_tp_kind */
 
 static double pkt_seconds(const struct bench_opts *o)
 {
@@ -304,193 +308,6 @@ out:
 	return pps;
 }
 
-/* ------------------------------------------------- vhost + virtio-user */
-
-struct testpmd {
-	pid_t pid;
-	int in, out;
-};
-
-static int testpmd_start(struct testpmd *t, char *const args[])
-{
-	int in[2], out[2];
-
-	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
-		return -1;
-	t->pid = fork();
-	if (t->pid < 0)
-		return -1;
-	if (t->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		execvp(args[0], args);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	t->in = in[1];
-	t->out = out[0];
-	fcntl(t->out, F_SETFL, O_NONBLOCK);
-	return 0;
-}
-
-/* Read what @t printed for up to @sec seconds into @buf (appending);
- * stop early once @until appears (if not NULL) in what was read. */
-static void testpmd_read(struct testpmd *t, char *buf, size_t len, double sec, const char *until)
-{
-	double end = bench_now() + sec;
-	size_t used = strlen(buf);
-
-	while (bench_now() < end && used + 1 < len) {
-		struct pollfd p = { t->out, POLLIN, 0 };
-		if (poll(&p, 1, 50) <= 0)
-			continue;
-		ssize_t n = read(t->out, buf + used, len - used - 1);
-		if (n <= 0)
-			break;
-		used += (size_t)n;
-		buf[used] = '\0';
-		if (until != NULL && strstr(buf, until) != NULL)
-			break;
-	}
-}
-
-static void testpmd_stop(struct testpmd *t)
-{
-	if (t->pid <= 0)
-		return;
-	close(t->in);
-	kill(t->pid, SIGINT);
-	for (int i = 0; i < 300 && waitpid(t->pid, NULL, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (waitpid(t->pid, NULL, WNOHANG) == 0) {
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, NULL, 0);
-	}
-	close(t->out);
-	t->pid = 0;
-}
-
-static void remove_prefix(const char *prefix)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf /dev/hugepages/%s* /var/run/dpdk/%s", prefix, prefix);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s's files\n", prefix);
-}
-
-static int testpmd_say(struct testpmd *t, const char *cmd)
-{
-	return write(t->in, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
-}
-
-/* The vhost-user + virtio-user pair: two dpdk-testpmd processes, both at
- * their prompt (io forwarding on one core each: the vhost side's on core
- * 1, the virtio-user side's on core 0), their forwarding started and
- * stopped for each round. */
-struct vhost_pair {
-	struct testpmd vh, vu;
-	char vhp[96], vup[96], sock[128];
-};
-
-static int vhost_start(struct vhost_pair *v, struct bench_ctx *x, char *why, size_t whylen)
-{
-	char vhfp[128], vufp[128], vhdev[192], vudev[192];
-	static char out[1 << 16];
-
-	memset(v, 0, sizeof(*v));
-	snprintf(v->vhp, sizeof(v->vhp), "%s-vh", x->prefix);
-	snprintf(v->vup, sizeof(v->vup), "%s-vu", x->prefix);
-	snprintf(vhfp, sizeof(vhfp), "--file-prefix=%s", v->vhp);
-	snprintf(vufp, sizeof(vufp), "--file-prefix=%s", v->vup);
-	snprintf(v->sock, sizeof(v->sock), "/tmp/%s.sock", x->prefix);
-	snprintf(vhdev, sizeof(vhdev), "net_vhost0,iface=%s,queues=1", v->sock);
-	snprintf(vudev, sizeof(vudev), "net_virtio_user0,path=%s,queues=1", v->sock);
-	/* stdbuf: testpmd's printf()s reach a pipe only at exit otherwise. */
-	char *const vh_args[] = { "stdbuf", "-oL", "dpdk-testpmd", "-l", "0,1", "--no-pci", vhfp,
-				  "--vdev", vhdev, "-m", "128", "--single-file-segments",
-				  "--no-telemetry", "--log-level=lib.eal:error", "--", "-i",
-				  "--nb-cores=1", "--forward-mode=io", "--total-num-mbufs=16384",
-				  NULL };
-	char *const vu_args[] = { "stdbuf", "-oL", "dpdk-testpmd", "-l", "0,1", "--main-lcore", "1",
-				  "--no-pci", vufp, "--vdev", vudev, "-m", "128",
-				  "--single-file-segments", "--no-telemetry",
-				  "--log-level=lib.eal:error", "--", "-i", "--nb-cores=1",
-				  "--forward-mode=io", "--total-num-mbufs=16384", NULL };
-	unlink(v->sock);
-	out[0] = '\0';
-	if (testpmd_start(&v->vh, vh_args) != 0) {
-		snprintf(why, whylen, "cannot start dpdk-testpmd");
-		return -1;
-	}
-	testpmd_read(&v->vh, out, sizeof(out), 15, "testpmd> ");
-	if (strstr(out, "testpmd> ") == NULL || strstr(out, "No probed ethernet devices") != NULL) {
-		snprintf(why, whylen, "dpdk-testpmd with net_vhost did not start%s",
-			 strstr(out, "No such file") != NULL || out[0] == '\0'
-				 ? " (is dpdk-testpmd installed? buildtools/deps.sh)" : "");
-		return -1;
-	}
-	out[0] = '\0';
-	if (testpmd_start(&v->vu, vu_args) != 0) {
-		snprintf(why, whylen, "cannot start dpdk-testpmd (virtio-user)");
-		return -1;
-	}
-	testpmd_read(&v->vu, out, sizeof(out), 15, "testpmd> ");
-	if (strstr(out, "testpmd> ") == NULL || strstr(out, "No probed ethernet devices") != NULL) {
-		snprintf(why, whylen, "dpdk-testpmd with net_virtio_user did not start");
-		return -1;
-	}
-	return 0;
-}
-
-/* One round: both sides forward, the virtio-user side sending 32 bursts
- * first ("start tx_first 32": every round, as testpmd's start frees what
- * its RX queues hold), Rx-pps over @seconds on the virtio-user side,
- * both stop. -1 with @why. */
-static double vhost_round(struct vhost_pair *v, double seconds, char *why, size_t whylen)
-{
-	static char out[1 << 16];
-	double pps = -1;
-
-	if (testpmd_say(&v->vh, "start\n") != 0 ||
-	    testpmd_say(&v->vu, "start tx_first 32\n") != 0)
-		goto done;
-	out[0] = '\0';
-	testpmd_read(&v->vu, out, sizeof(out), 0.3, NULL);
-	/* The rate is over the time between two shows. */
-	if (testpmd_say(&v->vu, "show port stats all\n") != 0)
-		goto done;
-	testpmd_read(&v->vu, out, sizeof(out), seconds, NULL);
-	out[0] = '\0';
-	if (testpmd_say(&v->vu, "show port stats all\n") != 0)
-		goto done;
-	testpmd_read(&v->vu, out, sizeof(out), 5, "Tx-pps");
-	const char *r = strstr(out, "Rx-pps:");
-	if (r != NULL)
-		pps = atof(r + 7);
-done:
-	testpmd_say(&v->vu, "stop\n");
-	testpmd_say(&v->vh, "stop\n");
-	out[0] = '\0';
-	testpmd_read(&v->vu, out, sizeof(out), 5, "Done.");
-	out[0] = '\0';
-	testpmd_read(&v->vh, out, sizeof(out), 5, "Done.");
-	if (pps <= 0)
-		snprintf(why, whylen, "no Rx-pps from dpdk-testpmd");
-	return pps;
-}
-
-static void vhost_stop(struct vhost_pair *v)
-{
-	testpmd_stop(&v->vu);
-	testpmd_stop(&v->vh);
-	unlink(v->sock);
-	remove_prefix(v->vhp);
-	remove_prefix(v->vup);
-}
-
 /* ------------------------------------------------------- bad descriptors */
 
 struct hostile {
@@ -682,18 +499,20 @@ static double primary_forward(struct app_port *p, double sec, int first)
 int bench_s9_packets(struct bench_ctx *x)
 {
 	const double sec = pkt_seconds(x->o);
-	char dev[32], line[256], why[256] = "";
-	double vh[PKT_ROUNDS] = { -1, -1, -1 }, pr[PKT_ROUNDS], se[PKT_ROUNDS];
+	char dev[32], line[256];
+	double tpr[PKT_PAIRS][PKT_ROUNDS], pr[PKT_ROUNDS], se[PKT_ROUNDS];
 	double bad[PKT_ROUNDS], bad_rate[PKT_ROUNDS], ctl[PKT_ROUNDS], ctl_rate[PKT_ROUNDS];
 	double mp = -1, mp_always = -1;
 	struct dvs_sim_engine *e;
 	struct dvshare_dev *d;
 	struct app_port *p = NULL;
 	struct bench_child fwd;
-	struct vhost_pair vp;
+	struct bench_tp_pair tp[PKT_PAIRS];
+	char tpwhy[PKT_PAIRS][256], tpdev[32];
+	int have[PKT_PAIRS];
 	long kicks = 0, bursts = 0, ended = 0;
 	struct hostile h = { .dev = d = NULL };
-	int rc, have_vhost;
+	int rc;
 
 	printf("\n9. Packets: 64-byte frames, bursts of 32, 32 bursts in flight; forwarding on "
 	       "core 0, the device (or its peer) on core 1; %d rounds of %.1f s, each side "
@@ -714,24 +533,42 @@ int bench_s9_packets(struct bench_ctx *x)
 
 	/* The floor: rte_ring, the engine off (it would hold core 1). */
 	double ring = ring_baseline(x, dev);
-	have_vhost = vhost_start(&vp, x, why, sizeof(why)) == 0;
-	if (!have_vhost)
-		vhost_stop(&vp);
+	/* The testpmd pairs: vhost-user and memif up for the whole run;
+	 * net_dvshare's started for each round (its primary's engine polls
+	 * while it runs), on a software device of its own. */
+	if (bench_dev_name(x, 5, tpdev, sizeof(tpdev)) != 0)
+		snprintf(tpdev, sizeof(tpdev), "sim5");
+	for (int k = 0; k < PKT_PAIRS; k++) {
+		tpwhy[k][0] = '\0';
+		have[k] = bench_tp_start(&tp[k], (enum bench_tp_kind)k, x, tpdev, tpwhy[k],
+					 sizeof(tpwhy[k])) == 0;
+		if (!have[k])
+			bench_tp_stop(&tp[k]);
+		for (int r = 0; r < PKT_ROUNDS; r++)
+			tpr[k][r] = -1;
+	}
 
-	/* The rounds: vhost-user (engine off), then the primary's and the
-	 * secondary's forwarding (engine on). */
+	/* The rounds: the testpmd pairs (engine off), then the primary's and
+	 * the secondary's forwarding (engine on). */
 	rc = engine_on(e);
 	if (rc == 0)
 		rc = app_port_create(d, PKT_PORT "0", 0, PKT_RING, &p, NULL, NULL);
 	if (rc == 0)
 		rc = child_start(&fwd, x, dev, "pktfwd", 0) == 0 ? 0 : -EIO;
 	for (int r = 0; r < PKT_ROUNDS && rc == 0; r++) {
-		if (have_vhost) {
-			dvs_sim_engine_stop(e);
-			vh[r] = vhost_round(&vp, sec, why, sizeof(why));
-			have_vhost = vh[r] > 0;
-			rc = engine_on(e);
+		dvs_sim_engine_stop(e);
+		for (int k = 0; k < PKT_PAIRS; k++) {
+			const int again = k == BENCH_TP_NET_DVSHARE && r > 0;
+			if (have[k] && again)
+				have[k] = bench_tp_start(&tp[k], (enum bench_tp_kind)k, x, tpdev,
+							 tpwhy[k], sizeof(tpwhy[k])) == 0;
+			if (have[k])
+				tpr[k][r] = bench_tp_round(&tp[k], sec, tpwhy[k], sizeof(tpwhy[k]));
+			if (have[k] && (tpr[k][r] <= 0 || k == BENCH_TP_NET_DVSHARE))
+				bench_tp_stop(&tp[k]);
+			have[k] = have[k] && tpr[k][r] > 0;
 		}
+		rc = engine_on(e);
 		pr[r] = primary_forward(p, sec, r == 0);
 		if (rc == 0 && child_round(&fwd, line, sizeof(line)) != 0)
 			rc = -EIO;
@@ -739,8 +576,9 @@ int bench_s9_packets(struct bench_ctx *x)
 		if (rc == 0 && sscanf(line, "%*f %ld %ld", &kicks, &bursts) != 2)
 			rc = -EIO;
 	}
-	if (have_vhost || vh[0] > 0)
-		vhost_stop(&vp);
+	for (int k = 0; k < PKT_PAIRS; k++)
+		if (have[k] && k != BENCH_TP_NET_DVSHARE)
+			bench_tp_stop(&tp[k]);
 	if (p != NULL)
 		app_port_destroy(p, BENCH_TIMEOUT_MS);
 	/* The same stream beside a queue meeting bad descriptors at the rate
@@ -779,19 +617,34 @@ int bench_s9_packets(struct bench_ctx *x)
 	}
 
 	double sec_pps = median3(se[0], se[1], se[2]), prim = median3(pr[0], pr[1], pr[2]);
-	double vhost = have_vhost ? median3(vh[0], vh[1], vh[2]) : -1;
 	double r_prim = median3(pr[0] / se[0], pr[1] / se[1], pr[2] / se[2]);
+	const double *vh = tpr[BENCH_TP_VHOST], *mf = tpr[BENCH_TP_MEMIF];
+	const double *nd = tpr[BENCH_TP_NET_DVSHARE];
+	const int have_vhost = have[BENCH_TP_VHOST], have_memif = have[BENCH_TP_MEMIF];
+	const int have_nd = have[BENCH_TP_NET_DVSHARE];
 	double r_vhost = have_vhost ? median3(vh[0] / se[0], vh[1] / se[1], vh[2] / se[2]) : -1;
+	/* testpmd over net_dvshare against memif, and against the loop it replaces. */
+	double r_memif = have_nd && have_memif ? median3(mf[0] / nd[0], mf[1] / nd[1], mf[2] / nd[2]) : -1;
+	double r_app = have_nd ? median3(se[0] / nd[0], se[1] / nd[1], se[2] / nd[2]) : -1;
+	double r_nd_vhost = have_nd && have_vhost ? median3(vh[0] / nd[0], vh[1] / nd[1], vh[2] / nd[2]) : -1;
 	/* Beside bad descriptors: each round against its own control. */
 	double bad_pps = median3(bad[0], bad[1], bad[2]), ctl_pps = median3(ctl[0], ctl[1], ctl[2]);
 	double lost = median3(1 - bad[0] / ctl[0], 1 - bad[1] / ctl[1], 1 - bad[2] / ctl[2]);
 	double per = median3(bad[0] / bad_rate[0], bad[1] / bad_rate[1], bad[2] / bad_rate[2]);
 	printf("   %-54s %9s  %s\n", "", "median", "rounds");
 	report("rte_ring between the two processes, mbufs recycled", ring, NULL);
-	if (have_vhost)
-		report("vhost-user + virtio-user (dpdk-testpmd io, tx_first 32)", vhost, vh);
-	else
-		printf("   vhost-user + virtio-user: not measured: %s\n", why);
+	static const char *const tp_what[PKT_PAIRS] = {
+		[BENCH_TP_VHOST] = "vhost-user + virtio-user (dpdk-testpmd io, tx_first 32)",
+		[BENCH_TP_MEMIF] = "memif server + client (dpdk-testpmd io, tx_first 32)",
+		[BENCH_TP_NET_DVSHARE] = "net_dvshare: dpdk-testpmd secondary (io, tx_first 32)",
+	};
+	for (int k = 0; k < PKT_PAIRS; k++) {
+		if (have[k])
+			report(tp_what[k], median3(tpr[k][0], tpr[k][1], tpr[k][2]), tpr[k]);
+		else
+			printf("   %s: not measured: %s\n", bench_tp_name((enum bench_tp_kind)k),
+			       tpwhy[k]);
+	}
 	report("dvshare, forwarding in the primary", prim, pr);
 	report("dvshare, forwarding in a secondary", sec_pps, se);
 	report("  kicks over rte_mp when the device asks", mp, NULL);
@@ -804,6 +657,15 @@ int bench_s9_packets(struct bench_ctx *x)
 	if (have_vhost)
 		printf("   secondary / vhost-user, per round: %.2f %.2f %.2f, median %.2f\n",
 		       se[0] / vh[0], se[1] / vh[1], se[2] / vh[2], 1 / r_vhost);
+	if (have_nd && have_memif)
+		printf("   testpmd over net_dvshare / memif, per round: %.2f %.2f %.2f, median %.2f\n",
+		       nd[0] / mf[0], nd[1] / mf[1], nd[2] / mf[2], 1 / r_memif);
+	if (have_nd && have_vhost)
+		printf("   testpmd over net_dvshare / vhost-user, per round: %.2f %.2f %.2f, median "
+		       "%.2f\n", nd[0] / vh[0], nd[1] / vh[1], nd[2] / vh[2], 1 / r_nd_vhost);
+	if (have_nd)
+		printf("   testpmd over net_dvshare / dvshare's secondary loop, per round: %.2f %.2f "
+		       "%.2f, median %.2f\n", nd[0] / se[0], nd[1] / se[1], nd[2] / se[2], 1 / r_app);
 	printf("   secondary: %ld kick(s) in %ld bursts; kicks over rte_mp %.2fx (when asked), "
 	       "%.3fx (every burst) of the last round's dvshare\n",
 	       kicks, bursts, mp / alone, mp_always / alone);
@@ -820,7 +682,19 @@ int bench_s9_packets(struct bench_ctx *x)
 	if (have_vhost)
 		bench_goal(9, "vhost-user loop / secondary", r_vhost, 1 / 1.2, "x");
 	else
-		bench_goal_unmeasured(9, "vhost-user loop / secondary <= 1/1.2 x", why);
+		bench_goal_unmeasured(9, "vhost-user loop / secondary <= 1/1.2 x",
+				      tpwhy[BENCH_TP_VHOST]);
+	if (have_nd && have_memif)
+		bench_goal(9, "memif pair / testpmd over net_dvshare", r_memif, 1 / 1.2, "x");
+	else
+		bench_goal_unmeasured(9, "memif pair / testpmd over net_dvshare <= 1/1.2 x",
+				      tpwhy[have_nd ? BENCH_TP_MEMIF : BENCH_TP_NET_DVSHARE]);
+	if (have_nd)
+		bench_goal(9, "dvshare's secondary loop / testpmd over net_dvshare", r_app, 1 / 0.95,
+			   "x");
+	else
+		bench_goal_unmeasured(9, "dvshare's secondary loop / testpmd over net_dvshare <= "
+				      "1/0.95 x", tpwhy[BENCH_TP_NET_DVSHARE]);
 	bench_goal(9, "primary / secondary", r_prim, 1 / 0.95, "x");
 	bench_goal(9, "kicks per burst (secondary)", bursts > 0 ? (double)kicks / bursts : 99, 1,
 		   "");
@@ -835,15 +709,29 @@ int bench_s9_packets(struct bench_ctx *x)
 		bench_goal_unmeasured(9, "throughput lost to 1 bad descriptor per 1,000 <= 5%", w);
 	}
 	bj_num("ring_pps", ring);
-	if (have_vhost)
-		bj_num("vhost_user_pps", vhost);
-	else
-		bj_str("vhost_user_unmeasured", why);
+	static const char *const tp_key[PKT_PAIRS] = {
+		[BENCH_TP_VHOST] = "vhost_user", [BENCH_TP_MEMIF] = "memif",
+		[BENCH_TP_NET_DVSHARE] = "net_dvshare_testpmd",
+	};
+	for (int k = 0; k < PKT_PAIRS; k++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s_%s", tp_key[k], have[k] ? "pps" : "unmeasured");
+		if (have[k])
+			bj_num(key, median3(tpr[k][0], tpr[k][1], tpr[k][2]));
+		else
+			bj_str(key, tpwhy[k]);
+	}
 	bj_num("primary_pps", prim);
 	bj_num("secondary_pps", sec_pps);
 	bj_num("ratio_secondary_primary", 1 / r_prim);
 	if (have_vhost)
 		bj_num("ratio_secondary_vhost_user", 1 / r_vhost);
+	if (have_nd && have_memif)
+		bj_num("ratio_net_dvshare_memif", 1 / r_memif);
+	if (have_nd && have_vhost)
+		bj_num("ratio_net_dvshare_vhost_user", 1 / r_nd_vhost);
+	if (have_nd)
+		bj_num("ratio_net_dvshare_secondary", 1 / r_app);
 	bj_num("mp_kick_pps", mp);
 	bj_num("mp_kick_every_burst_pps", mp_always);
 	bj_num("bad_desc_pps", bad_pps);

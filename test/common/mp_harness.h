@@ -260,13 +260,14 @@ static inline int peer_stop(struct peer *p)
 	return peer_wait(p, MP_TIMEOUT_MS);
 }
 
-/* Repeat @cmd (every 10 ms, 3 s at most) until its number reaches @want;
- * returns the last number seen. For events that arrive asynchronously. */
+/* Repeat @cmd (every 10 ms, 10 s at most: a busy machine) until its number
+ * reaches @want; returns the last number seen. For events that arrive
+ * asynchronously. */
 static inline long peer_poll_num(struct peer *p, const char *cmd, long want)
 {
 	long n = -1;
 
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 1000; i++) {
 		n = ok_num(peer_cmd(p, "%s", cmd));
 		if (n >= want)
 			break;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Suite net: net_dvshare driven by Debian's unmodified dpdk-testpmd (the
-# dpdk package), on the software device:
+# Suite net: net_dvshare driven by an unmodified dpdk-testpmd (Debian's,
+# or the source-built stack's), on the software device:
 #   forward   a testpmd primary probes net_dvshare0 from devargs; a testpmd
 #             secondary forwards in io mode with --tx-first
 #   second    another secondary on the same queues: told once that another
@@ -11,17 +11,19 @@
 #   counts    the primary's show port stats against the device's counters
 #             (show port xstats) and the last forwarder's own counts
 #   devargs   bad devargs: one line naming the key and value, no port
+#   no dvshare  a secondary with the plugin under a primary without it
 # Each check waits for a line in a log (never a fixed time).
-# argv: PLUGIN (librte_net_dvshare.so) DVSHARE_LIBDIR
+# argv: PLUGIN (librte_net_dvshare.so) DVSHARE_LIBDIR [TESTPMD]
 set -uo pipefail
 plugin=$1
 libdir=$2
 source "$(dirname "$0")/../../buildtools/common.sh" # wait_for_line, remove_dpdk_files
-testpmd=$(command -v dpdk-testpmd) || {
+testpmd=${3:-$(command -v dpdk-testpmd)} && [ -x "$testpmd" ] || {
   echo "net_dvshare: dpdk-testpmd not found: install Debian's dpdk package (buildtools/deps.sh)"
   echo "dvs-tests: test_net_dvshare tests=1 failed=1"
   exit 1
 }
+echo "net_dvshare: driven by $testpmd"
 fp="dvs-net-$$"
 dir=$(mktemp -d)
 # EAL refuses a -d path under a world-writable directory (/tmp): the
@@ -44,12 +46,13 @@ if ! safe_path "$plugin"; then
 fi
 pids=()
 cleanup() {
-  exec 3>&- 2>/dev/null || true
+  exec 3>&- 5>&- 2>/dev/null || true
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null
   [ -n "${DVS_KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir" ${plugdir:+"$plugdir"}
   remove_dpdk_files "$fp"
   remove_dpdk_files "$fp-bad"
+  remove_dpdk_files "$fp-nodvs"
 }
 trap cleanup EXIT
 tests=0
@@ -176,6 +179,27 @@ bad "queues=2" 'no dev='
 bad "dev=nosuch0" 'dev=nosuch0: '
 bad "dev=sim0,mac=zz" 'mac=zz: want a unicast MAC'
 bad "dev=sim0,engine=fast" 'engine=fast: want thread, service or none'
+
+# A primary without dvshare (no plugin, no port): a secondary that loads
+# the plugin is told so in one line, and runs on to its prompt.
+nodvs_fp="$fp-nodvs"
+mkfifo "$dir/nodvs.cmd"
+exec 5<>"$dir/nodvs.cmd"
+stdbuf -oL "$testpmd" -l 0-1 --no-pci --no-telemetry --file-prefix="$nodvs_fp" -- -i <&5 >"$dir/nodvs.log" 2>&1 &
+np=$!
+pids+=("$np")
+wait_for_line "$dir/nodvs.log" '^Done' "$np"
+out=$(echo quit | timeout 60 "$testpmd" -l 0-1 "${eal[@]}" --file-prefix="$nodvs_fp" \
+  --proc-type=secondary -- -i 2>&1)
+rc=$?
+[ $rc -eq 0 ] && grep -q "the primary (pid $np) does not use dvshare" <<<"$out" &&
+  grep -q 'Bye' <<<"$out"
+check "a secondary of a primary without dvshare is told so and runs on" $? \
+  "exit $rc: $(grep -iE 'dvshare|error|bye' <<<"$out" | head -5)"
+printf 'quit\n' >&5
+wait "$np"
+exec 5>&-
+remove_dpdk_files "$nodvs_fp"
 
 echo "dvs-tests: test_net_dvshare tests=$tests failed=$failed"
 [ "$failed" -eq 0 ]
