@@ -542,7 +542,9 @@ int bench_s9_packets(struct bench_ctx *x)
 		tpwhy[k][0] = '\0';
 		have[k] = bench_tp_start(&tp[k], (enum bench_tp_kind)k, x, tpdev, tpwhy[k],
 					 sizeof(tpwhy[k])) == 0;
-		if (!have[k])
+		/* net_dvshare's is stopped at once: its engine would poll
+		 * beside the others' first round. */
+		if (!have[k] || k == BENCH_TP_NET_DVSHARE)
 			bench_tp_stop(&tp[k]);
 		for (int r = 0; r < PKT_ROUNDS; r++)
 			tpr[k][r] = -1;
@@ -558,7 +560,7 @@ int bench_s9_packets(struct bench_ctx *x)
 	for (int r = 0; r < PKT_ROUNDS && rc == 0; r++) {
 		dvs_sim_engine_stop(e);
 		for (int k = 0; k < PKT_PAIRS; k++) {
-			const int again = k == BENCH_TP_NET_DVSHARE && r > 0;
+			const int again = k == BENCH_TP_NET_DVSHARE;
 			if (have[k] && again)
 				have[k] = bench_tp_start(&tp[k], (enum bench_tp_kind)k, x, tpdev,
 							 tpwhy[k], sizeof(tpwhy[k])) == 0;

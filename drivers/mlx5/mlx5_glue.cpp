@@ -2,6 +2,7 @@
 /* Fill the glue table from libibverbs.so.1 / libmlx5.so.1 with dlsym(),
  * from the copies the process already has when it has them. */
 #include "dvs_mlx5_glue.h"
+#include "dvs_config.h" /* DVS_RDMA_LIBDIR */
 
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_log.h>
 
@@ -142,10 +144,24 @@ std::string describe(const std::string &file, bool preloaded)
 	       (preloaded ? ", already loaded in this process" : "");
 }
 
+/* The rdma-core dvshare was configured against: @soname in its libdir,
+ * when that file is there; else the soname (the loader's search). A build
+ * against rdma-core 64 in a prefix then loads 64, not the system's 44 that
+ * the default search would find first. */
+std::string configured(const char *soname)
+{
+#ifdef DVS_RDMA_LIBDIR
+	std::string f = std::string(DVS_RDMA_LIBDIR) + "/" + soname;
+	if (access(f.c_str(), R_OK) == 0)
+		return f;
+#endif
+	return soname;
+}
+
 /* What to load for one library. A process runs one rdma-core: if it
  * already has this library (DPDK's mlx5 drivers link libibverbs and
  * libmlx5), that copy, and an environment variable naming another file is
- * refused; else the file @env names, else the soname. */
+ * refused; else the file @env names, else the configured rdma-core's. */
 int choose(const char *env, const char *soname, std::string *path, bool *preloaded,
 	   std::string *why)
 {
@@ -154,7 +170,7 @@ int choose(const char *env, const char *soname, std::string *path, bool *preload
 
 	*preloaded = h != nullptr;
 	if (h == nullptr) {
-		*path = want != nullptr && want[0] != '\0' ? want : soname;
+		*path = want != nullptr && want[0] != '\0' ? want : configured(soname);
 		return 0;
 	}
 	*path = file_of(h);

